@@ -36,7 +36,7 @@ const envSchema = z.object({
   TESTIMONIALS_FILE: optionalText,
   UPSTREAM_TIMEOUT_MS: millis.refine((v) => v > 0, 'must be above 0').default(10_000),
   CACHE_TTL_MS: millis.default(30_000),
-  METRICS_PORT: optionalText.pipe(port.optional()),
+  METRICS_PORT: z.union([z.literal('').transform(() => undefined), port]).optional(),
   SHUTDOWN_TIMEOUT_MS: millis.default(10_000),
   RECORD_FILE: optionalText,
   LOG_LEVEL: z

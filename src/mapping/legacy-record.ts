@@ -1,0 +1,29 @@
+// Builds one legacy record from one v1 record, field by field in the mapping's (the reference's) order.
+// Pure: no I/O, never throws on odd v1 data; v1's `object` field is never copied.
+import type { FieldSpec } from './schema.js';
+import { toLegacyValue, type NullPolicy } from './legacy-value.js';
+
+export type V1Record = Record<string, unknown>;
+export type LegacyRecord = Record<string, string | null>;
+
+/** The v1 value behind one legacy field, before formatting (undefined = v1 has no such field). */
+export function sourceValue(spec: FieldSpec, record: V1Record): unknown {
+  if (spec.derive) {
+    return spec.derive.template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const v = record[name];
+      return v === null || v === undefined ? '' : String(v);
+    });
+  }
+  const key = spec.from ?? spec.name;
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+export function toLegacyRecord(record: V1Record, fields: readonly FieldSpec[], nulls: NullPolicy): LegacyRecord {
+  const out: LegacyRecord = {};
+  for (const spec of fields) {
+    let value = sourceValue(spec, record);
+    if (value === undefined && spec.default !== undefined) value = spec.default;
+    out[spec.name] = toLegacyValue(value, spec.format ?? 'text', spec.nulls ?? nulls);
+  }
+  return out;
+}
