@@ -1,19 +1,49 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | replay | check`.
-// Parses arguments only; each command's work lives in its own module.
-import { Command } from 'commander';
+// The one entry point: `legacy-gateway serve | sandbox | coverage | replay`.
+// Parses arguments only; each command's work lives in its own module, loaded when the command runs.
+import { Command, InvalidArgumentError } from 'commander';
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('a port number from 0 to 65535');
+  return n;
+}
 
 const program = new Command()
   .name('legacy-gateway')
-  .description('Serves the retired unversioned API (/api/{method}) from the v1 REST API.')
+  .description('Serves the retired unversioned API (/api/{method}) from the v1 REST API, in the old reply shape.')
   .showHelpAfterError();
 
 program
   .command('serve')
-  .description('run the gateway (UPSTREAM_URL unset: against the embedded v1 sandbox)')
+  .description('run the gateway; settings come from the environment (README: Configuration).\nWithout UPSTREAM_URL it serves from the embedded v1 sandbox.')
   .action(async () => {
-    const { runServe } = await import('./server/serve-command.js');
+    const { runServe } = await import('./commands/serve.js');
     await runServe();
+  });
+
+program
+  .command('sandbox')
+  .description('run the embedded v1 sandbox alone (demo data, demo keys) on its own port')
+  .option('-p, --port <port>', 'port to listen on', portNumber, 8081)
+  .option('-H, --host <host>', 'address to listen on', '127.0.0.1')
+  .option('--rate-limit <calls>', 'calls per hour per key, URL and verb', (v) => {
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('a whole number of 1 or more');
+    return Number(v);
+  }, 1000)
+  .action(async (opts: { port: number; host: string; rateLimit: number }) => {
+    const { runSandbox } = await import('./commands/sandbox.js');
+    await runSandbox(opts);
+  });
+
+program
+  .command('coverage')
+  .description('print the legacy field coverage matrix (copied / renamed / derived / defaulted / missing), generated from the mappings')
+  .option('--json', 'machine-readable output')
+  .option('--mappings <dir>', 'mappings directory (default: MAPPINGS_DIR or the shipped mappings/)')
+  .action(async (opts: { json?: boolean; mappings?: string }) => {
+    const { runCoverage } = await import('./commands/coverage.js');
+    await runCoverage(opts);
   });
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,22 @@
+// `legacy-gateway coverage`: loads the mapping set and prints the field coverage matrix.
+import { SHIPPED_MAPPINGS_DIR } from '../config.js';
+import { loadMappingFiles } from '../loaders/mapping-files.js';
+import { coverageRows, coverageText, sourceOf } from '../mapping/coverage.js';
+import { MappingSetError } from '../mapping/mapping-set.js';
+
+export async function runCoverage(opts: { json?: boolean; mappings?: string }): Promise<void> {
+  const dir = opts.mappings ?? (process.env.MAPPINGS_DIR || SHIPPED_MAPPINGS_DIR);
+  try {
+    const set = await loadMappingFiles(dir);
+    if (opts.json) {
+      const methods = [...set.values()].map((m) => ({ method: m.method, kind: m.kind, source: sourceOf(m) }));
+      process.stdout.write(`${JSON.stringify({ methods, fields: coverageRows(set) }, null, 2)}\n`);
+    } else {
+      process.stdout.write(`${coverageText(set)}\n`);
+    }
+  } catch (err) {
+    if (!(err instanceof MappingSetError)) throw err;
+    process.stderr.write(`legacy-gateway: ${err.message}\n`);
+    process.exitCode = 1;
+  }
+}

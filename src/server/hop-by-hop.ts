@@ -1,0 +1,16 @@
+// Hop-by-hop headers (RFC 9110 section 7.6.1) belong to one connection and are never forwarded:
+// the fixed list, plus every header named in Connection. Pure.
+import type { IncomingHttpHeaders } from 'node:http';
+
+const ALWAYS = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade'];
+
+/** Names to drop from a header set. `transfer-encoding` is framing: Node re-frames each side itself. */
+export function hopByHopNames(headers: IncomingHttpHeaders, includeTransferEncoding: boolean): string[] {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== '' && n !== 'close' && n !== 'keep-alive');
+  const names = [...ALWAYS, ...named];
+  if (includeTransferEncoding) names.push('transfer-encoding');
+  return names;
+}

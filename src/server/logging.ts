@@ -1,0 +1,60 @@
+// The gateway's logger and its one-line-per-request HTTP log (pino-http).
+// A log line never holds a key, token or password: URLs are redacted, request headers are not logged,
+// and pino's redact paths catch the secret names should anything log a whole object by mistake.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pino, type Logger, type DestinationStream } from 'pino';
+import { pinoHttp, type HttpLogger } from 'pino-http';
+import { contextOf } from './request-context.js';
+import { redactUrl } from './redact.js';
+
+const SECRET_PATHS = [
+  '*.headers["x-api-key"]',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  'apiKey',
+  'api_key',
+  'token',
+  'password',
+  'password2',
+  '*.apiKey',
+  '*.api_key',
+  '*.token',
+  '*.password',
+  '*.password2',
+];
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, base: { service: 'legacy-gateway' }, redact: { paths: SECRET_PATHS, censor: '[REDACTED]' } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export function createHttpLogger(logger: Logger): HttpLogger {
+  return pinoHttp({
+    logger,
+    quietReqLogger: true,
+    wrapSerializers: false,
+    genReqId(req: IncomingMessage, res: ServerResponse) {
+      const incoming = req.headers['x-request-id'];
+      const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      res.setHeader('x-request-id', id);
+      return id;
+    },
+    serializers: {
+      req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+    },
+    customProps(req: IncomingMessage) {
+      const ctx = contextOf(req);
+      return { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits };
+    },
+    customLogLevel(_req, res, err) {
+      if (err || res.statusCode >= 500) return 'error';
+      return res.statusCode >= 400 ? 'warn' : 'info';
+    },
+    customSuccessMessage: () => 'request completed',
+    customErrorMessage: () => 'request failed',
+  });
+}

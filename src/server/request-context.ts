@@ -1,0 +1,28 @@
+// What the gateway learns about one request while serving it (legacy method, upstream calls, cache hits),
+// kept beside the request for the one log line written when the reply is finished.
+import type { IncomingMessage } from 'node:http';
+
+export interface UpstreamCallNote {
+  path: string;
+  /** HTTP status, or the gateway error code when there was no usable reply. */
+  outcome: number | string;
+  ms: number;
+}
+
+export interface RequestContext {
+  /** The mapped legacy method (`clients`), `passthrough`, or the gateway's own route. */
+  legacyMethod?: string;
+  upstream: UpstreamCallNote[];
+  cacheHits: number;
+}
+
+const contexts = new WeakMap<IncomingMessage, RequestContext>();
+
+export function contextOf(req: IncomingMessage): RequestContext {
+  let ctx = contexts.get(req);
+  if (!ctx) {
+    ctx = { upstream: [], cacheHits: 0 };
+    contexts.set(req, ctx);
+  }
+  return ctx;
+}

@@ -1,0 +1,37 @@
+// Starts a real gateway on a loopback port for a test, with its log lines captured in memory.
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/server/logging.js';
+import { startGateway, type RunningGateway } from '../../src/server/start.js';
+
+export interface TestGateway extends RunningGateway {
+  /** Every log line written so far, raw. */
+  logs: string[];
+}
+
+export async function startTestGateway(env: Record<string, string | undefined> = {}): Promise<TestGateway> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      done();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const gateway = await startGateway({ config, logger });
+  return Object.assign(gateway, { logs });
+}
+
+/** GET and read the reply as text (exact bytes matter) and as parsed JSON. */
+export async function get(base: string, path: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${path}`, { headers });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
