@@ -29,6 +29,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination ? pino(options, destination) : pino(options);
 }
 
+function requestFacts(req: IncomingMessage) {
+  const ctx = contextOf(req);
+  return { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits };
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export function createHttpLogger(logger: Logger): HttpLogger {
@@ -46,10 +51,9 @@ export function createHttpLogger(logger: Logger): HttpLogger {
       req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
-    customProps(req: IncomingMessage) {
-      const ctx = contextOf(req);
-      return { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits };
-    },
+    // Added to the final line only (customProps would also bind them, empty, when the request starts).
+    customSuccessObject: (req, _res, line: object) => ({ ...line, ...requestFacts(req) }),
+    customErrorObject: (req, _res, _err, line: object) => ({ ...line, ...requestFacts(req) }),
     customLogLevel(_req, res, err) {
       if (err || res.statusCode >= 500) return 'error';
       return res.statusCode >= 400 ? 'warn' : 'info';

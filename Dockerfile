@@ -1,0 +1,23 @@
+# legacy-gateway image: Node 24, built in one stage, run as a non-root user from a slim second stage.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# npm ci runs `prepare`, which compiles src/ to dist/.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY mappings ./mappings
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["serve"]
