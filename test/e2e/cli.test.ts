@@ -1,0 +1,76 @@
+// The CLI as a user runs it: `node dist/cli.js ...` (dist/ is built by the suite's global setup).
+import { execFile, spawn } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'dist/cli.js');
+
+describe('legacy-gateway CLI', () => {
+  it.each(['serve', 'sandbox', 'coverage'])('%s --help describes the command', async (command) => {
+    const { stdout } = await run(process.execPath, [cli, command, '--help']);
+    expect(stdout).toContain(`Usage: legacy-gateway ${command}`);
+  });
+
+  it('coverage prints the matrix, generated from the mappings', async () => {
+    const { stdout } = await run(process.execPath, [cli, 'coverage']);
+    expect(stdout).toContain('/api/client  <-  /api/v1/clients');
+    expect(stdout).toMatch(/ {2}hide costs +renamed +hide_costs/);
+    expect(stdout).toMatch(/ {2}minTime +defaulted +"08:00:00"/);
+    expect(stdout).toMatch(/ {2}service_cost +copied +service_cost as money/);
+    expect(stdout).toMatch(/^13 methods, \d+ legacy fields: copied \d+, renamed \d+, derived 0, defaulted \d+, missing \d+$/m);
+  });
+
+  it('coverage --json lists every legacy field of every method', async () => {
+    const { stdout } = await run(process.execPath, [cli, 'coverage', '--json']);
+    const out = JSON.parse(stdout) as { methods: Array<{ method: string }>; fields: Array<{ method: string; field: string; source: string }> };
+    expect(out.methods).toHaveLength(13);
+    expect(out.fields.filter((f) => f.method === 'clients').map((f) => f.field)).toEqual([
+      'id', 'users_id', 'client_settings_id', 'avail_id', 'first_name', 'last_name', 'address1', 'address2', 'city', 'state', 'zipcode', 'country', 'p_phone', 's_phone', 'text_phone', 'email',
+    ]);
+    expect(out.fields.find((f) => f.method === 'meetourteam' && f.field === 'pract_id')).toMatchObject({ source: 'renamed' });
+  });
+
+  it('serve refuses to start on a bad mapping, naming the file, the path and the reason', async () => {
+    const err = await run(process.execPath, [cli, 'serve'], { env: { ...process.env, MAPPINGS_DIR: path.join(root, 'test/fixtures/bad-mappings'), PORT: '0' } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 1 });
+    expect((err as { stderr: string }).stderr).toContain('cannot start: invalid mappings:\n  staff.yaml: paging.max: Too big: expected number to be <=1000');
+  });
+
+  it('serve refuses a bad setting, naming the variable but not its value', async () => {
+    const err = await run(process.execPath, [cli, 'serve'], { env: { ...process.env, UPSTREAM_URL: 'ftp://secret-host', UPSTREAM_TIMEOUT_MS: 'soon' } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 1 });
+    const stderr = (err as { stderr: string }).stderr;
+    expect(stderr).toContain('UPSTREAM_URL: must be an http:// or https:// URL');
+    expect(stderr).toContain('UPSTREAM_TIMEOUT_MS:');
+    expect(stderr).not.toContain('secret-host');
+  });
+
+  it('serve starts on the sandbox with a loud warning, serves, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [cli, 'serve'], { env: { ...process.env, PORT: '0', UPSTREAM_URL: '', UPSTREAM_API_KEY: '' } });
+    const lines: string[] = [];
+    const listening = new Promise<number>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        for (const line of c.toString().split('\n').filter(Boolean)) {
+          lines.push(line);
+          const parsed = JSON.parse(line) as { msg: string; port?: number };
+          if (parsed.msg === 'legacy-gateway listening') resolve(parsed.port!);
+        }
+      });
+      child.once('exit', () => reject(new Error(`exited early: ${lines.join('\n')}`)));
+    });
+    const port = await listening;
+    expect(lines.some((l) => l.includes('EMBEDDED V1 SANDBOX'))).toBe(true);
+    const reply = await fetch(`http://127.0.0.1:${port}/api/clients/0/3`);
+    const body = (await reply.json()) as { status: string; total: string; response: Array<Record<string, unknown>> };
+    expect(body.status).toBe('success');
+    expect(body.response).toHaveLength(3);
+    for (const record of body.response) for (const v of Object.values(record)) expect(v === null || typeof v === 'string').toBe(true);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
