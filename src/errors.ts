@@ -22,12 +22,19 @@ export class GatewayError extends Error {
   readonly status: number;
   /** Extra reply headers the legacy client should see (Retry-After on a 429). */
   readonly headers: Readonly<Record<string, string>>;
+  /** v1's own error code (`error.code`, e.g. `card_declined`) when v1 answered an error. */
+  readonly upstreamCode: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { status?: number; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { status?: number; headers?: Record<string, string>; upstreamCode?: string; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = options.status ?? ERROR_CODES[code].status;
     this.headers = options.headers ?? {};
+    this.upstreamCode = options.upstreamCode;
   }
 }
 

@@ -13,6 +13,7 @@ import { readinessProbe } from './health.js';
 import { legacyRoute, legacyTarget } from './legacy-route.js';
 import { createHttpLogger } from './logging.js';
 import type { Passthrough } from './passthrough.js';
+import { isPaymentCall } from './payment-route.js';
 
 export interface AppDeps {
   mappings: MappingSet;
@@ -27,6 +28,8 @@ export interface AppDeps {
   isDraining: () => boolean;
   /** Records legacy calls and replies (RECORD_FILE); mounted for mapped legacy methods only. */
   recorder?: RequestHandler;
+  /** POST /api/payment (src/server/payment-route.ts). */
+  payment: RequestListener;
 }
 
 /** Longest request target accepted; legacy URLs are short, and nothing longer is passed on. */
@@ -72,7 +75,9 @@ export function createApp(deps: AppDeps): RequestListener {
     const url = req.url ?? '';
     if (!url.startsWith('/')) return sendLegacyError(req, res, badRequest('the request target must be a path'));
     if (url.length > MAX_URL_LENGTH) return sendLegacyError(req, res, badRequest('the request path is too long'));
-    if (isGatewayRoute(req)) {
+    if (isPaymentCall(req)) {
+      deps.payment(req, res);
+    } else if (isGatewayRoute(req)) {
       app(req, res);
     } else {
       deps.passthrough(req, res);

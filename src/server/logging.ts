@@ -31,7 +31,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 
 function requestFacts(req: IncomingMessage) {
   const ctx = contextOf(req);
-  return { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits };
+  return { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -14,6 +14,8 @@ export interface RequestContext {
   legacyMethod?: string;
   upstream: UpstreamCallNote[];
   cacheHits: number;
+  /** The legacy code of a payment reply (POST /api/payment). */
+  paymentCode?: number;
 }
 
 const contexts = new WeakMap<IncomingMessage, RequestContext>();

@@ -5,7 +5,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config.js';
-import { loadMappingFiles } from '../loaders/mapping-files.js';
+import { loadMappingDirectory } from '../loaders/mapping-files.js';
+import { MappingSetError } from '../mapping/mapping-set.js';
+import { IdempotencyStore } from '../payment/idempotency.js';
 import { loadStaticRecords } from '../loaders/static-records.js';
 import type { V1Record } from '../mapping/legacy-record.js';
 import { SANDBOX_KEYS, startSandbox } from '../sandbox/index.js';
@@ -13,6 +15,7 @@ import { V1Client } from '../upstream/v1-client.js';
 import { createApp } from './app.js';
 import { createLogger } from './logging.js';
 import { createPassthrough } from './passthrough.js';
+import { paymentRoute } from './payment-route.js';
 
 export interface RunningGateway {
   /** e.g. http://127.0.0.1:54321 */
@@ -34,7 +37,10 @@ export async function startGateway(options: { config: GatewayConfig; logger?: Lo
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
 
-  const mappings = await loadMappingFiles(config.mappingsDir);
+  const { reads: mappings, payment: paymentMapping } = await loadMappingDirectory(config.mappingsDir);
+  if (!paymentMapping) {
+    throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
+  }
   // Operator files named by a setting (testimonials); the settings a static mapping may name:
   const settings: Record<string, string | undefined> = { TESTIMONIALS_FILE: config.testimonialsFile };
   const staticData = new Map<string, V1Record[]>();
@@ -63,7 +69,16 @@ export async function startGateway(options: { config: GatewayConfig; logger?: Lo
   const transport = new V1Client({ upstreamUrl, timeoutMs: config.upstreamTimeoutMs });
   const passthrough = createPassthrough({ upstreamUrl, upstreamApiKey, timeoutMs: config.upstreamTimeoutMs });
   let draining = false;
+  const payment = paymentRoute({
+    mapping: paymentMapping,
+    transport,
+    writer: transport,
+    idempotency: new IdempotencyStore(),
+    upstreamApiKey,
+    logger,
+  });
   const listener = createApp({
+    payment,
     mappings,
     transport,
     passthrough,

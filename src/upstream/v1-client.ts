@@ -10,6 +10,8 @@ export interface V1GetRequest {
   query: Record<string, string>;
   apiKey: string | undefined;
   requestId?: string;
+  /** How long a cache may keep this reply: undefined = the default TTL, 0 = never cache (payment checks). */
+  cacheTtlMs?: number;
 }
 
 /** What a successful v1 GET gives back. */
@@ -23,6 +25,18 @@ export interface V1Transport {
   getJson(request: V1GetRequest): Promise<V1Json>;
 }
 
+export interface V1PostRequest {
+  path: string;
+  body: Record<string, unknown>;
+  apiKey: string | undefined;
+  requestId?: string;
+}
+
+/** Creating records (payments, clients): one attempt, never retried, never cached, never shared. */
+export interface V1Writer {
+  postJson(request: V1PostRequest): Promise<V1Json>;
+}
+
 export interface V1ClientOptions {
   upstreamUrl: string;
   timeoutMs: number;
@@ -34,15 +48,14 @@ export interface V1ClientOptions {
 const MAX_MESSAGE = 500;
 
 /** v1's `{"error":{"code","message"}}`, tolerated when it is something else. */
-function v1ErrorMessage(status: number, body: unknown): string {
-  if (typeof body === 'object' && body !== null && 'error' in body) {
-    const error = (body as { error: unknown }).error;
-    if (typeof error === 'object' && error !== null && 'message' in error) {
-      const message = (error as { message: unknown }).message;
-      if (typeof message === 'string' && message.trim() !== '') return message.slice(0, MAX_MESSAGE);
-    }
-  }
-  return `the upstream answered HTTP ${status}`;
+function v1Error(status: number, body: unknown): { message: string; code: string | undefined } {
+  const error = typeof body === 'object' && body !== null && 'error' in body ? (body as { error: unknown }).error : undefined;
+  const fields = typeof error === 'object' && error !== null ? (error as { message?: unknown; code?: unknown }) : {};
+  const message =
+    typeof fields.message === 'string' && fields.message.trim() !== ''
+      ? fields.message.slice(0, MAX_MESSAGE)
+      : `the upstream answered HTTP ${status}`;
+  return { message, code: typeof fields.code === 'string' ? fields.code.slice(0, 100) : undefined };
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -53,7 +66,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-export class V1Client implements V1Transport {
+export class V1Client implements V1Transport, V1Writer {
   private readonly pool: Pool;
   private readonly target: V1Target;
   private readonly timeoutMs: number;
@@ -73,14 +86,29 @@ export class V1Client implements V1Transport {
 
   async getJson(request: V1GetRequest): Promise<V1Json> {
     const path = v1RequestPath(this.target, request.path, request.query);
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'legacy-gateway' };
-    if (request.apiKey !== undefined) headers['x-api-key'] = request.apiKey;
-    if (request.requestId !== undefined) headers['x-request-id'] = request.requestId;
+    return this.send('GET', path, this.headers(request.apiKey, request.requestId), undefined);
+  }
 
+  async postJson(request: V1PostRequest): Promise<V1Json> {
+    const path = v1RequestPath(this.target, request.path, {});
+    const headers = this.headers(request.apiKey, request.requestId);
+    headers['content-type'] = 'application/json';
+    return this.send('POST', path, headers, JSON.stringify(request.body));
+  }
+
+  private headers(apiKey: string | undefined, requestId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'legacy-gateway' };
+    if (apiKey !== undefined) headers['x-api-key'] = apiKey;
+    if (requestId !== undefined) headers['x-request-id'] = requestId;
+    return headers;
+  }
+
+  /** One attempt. undici does not retry a request on its own, so a POST reaches v1 at most once. */
+  private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined): Promise<V1Json> {
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), this.timeoutMs);
     try {
-      const res = await this.pool.request({ method: 'GET', path, headers, signal: timer.signal });
+      const res = await this.pool.request({ method, path, headers, body, signal: timer.signal });
       const text = await res.body.text();
       const parsed = parseJson(text);
       if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -91,10 +119,8 @@ export class V1Client implements V1Transport {
         const retryAfter = res.headers['retry-after'];
         const extra: Record<string, string> = {};
         if (typeof retryAfter === 'string' && (res.statusCode === 429 || res.statusCode === 503)) extra['retry-after'] = retryAfter;
-        throw new GatewayError('LGW_UPSTREAM_ERROR', v1ErrorMessage(res.statusCode, parsed.ok ? parsed.value : undefined), {
-          status: res.statusCode,
-          headers: extra,
-        });
+        const { message, code } = v1Error(res.statusCode, parsed.ok ? parsed.value : undefined);
+        throw new GatewayError('LGW_UPSTREAM_ERROR', message, { status: res.statusCode, headers: extra, ...(code ? { upstreamCode: code } : {}) });
       }
       throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.statusCode}`);
     } catch (err) {

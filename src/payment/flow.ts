@@ -1,0 +1,159 @@
+// The payment flow (DESIGN: POST /api/payment): local checks (1, 0, 3), then client (6), service (10),
+// discount (7), timezone, new client (2/4/5/0), and the payment itself (9/11/8/12), each step stopping at
+// its code. v1 is reached only through the injected ports. The payment POST is made at most once and is
+// never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
+import { GatewayError } from '../errors.js';
+import { checkLocally, present, type LegacyFields } from './local-checks.js';
+import { fill } from './messages.js';
+import { isFault, matchRule, outcomeUnknown, reply, type LegacyPaymentReply } from './outcome.js';
+import type { PaymentMapping } from './payment-mapping.js';
+import { newClientBody, paymentBody } from './v1-bodies.js';
+
+export interface PaymentPorts {
+  /** A v1 GET; resolves with the parsed 2xx body, rejects with a GatewayError. */
+  get(path: string, query: Record<string, string>, cacheTtlMs: number): Promise<unknown>;
+  /** A v1 POST, made once; resolves with the parsed 2xx body, rejects with a GatewayError. */
+  post(path: string, body: Record<string, unknown>): Promise<unknown>;
+}
+
+type V1Record = Record<string, unknown>;
+
+/** Ends the flow early with a legacy reply. */
+class Stop extends Error {
+  constructor(readonly reply: LegacyPaymentReply) {
+    super('payment flow stopped');
+  }
+}
+
+const asRecord = (v: unknown): V1Record => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as V1Record) : {});
+const asList = (v: unknown): V1Record[] => {
+  const data = asRecord(v).data;
+  return Array.isArray(data) ? data.map(asRecord) : [];
+};
+
+function faultReply(err: GatewayError, mapping: PaymentMapping, mayHaveHappened: boolean): LegacyPaymentReply {
+  const template = mayHaveHappened ? mapping.messages.outcomeUnknown : mapping.messages.upstreamFault;
+  return reply(8, fill(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
+}
+
+function asGatewayError(err: unknown): GatewayError {
+  return err instanceof GatewayError ? err : new GatewayError('LGW_INTERNAL', 'unexpected failure in the payment flow', { cause: err });
+}
+
+/** A v1 GET that must find its record: 404 answers `notFoundCode`, a fault answers code 8. */
+async function mustExist(ports: PaymentPorts, path: string, mapping: PaymentMapping, notFoundCode: number, notFoundMessage: string): Promise<V1Record> {
+  try {
+    return asRecord(await ports.get(path, {}, 0));
+  } catch (caught) {
+    const err = asGatewayError(caught);
+    if (err.code === 'LGW_UPSTREAM_ERROR' && err.status === 404) throw new Stop(reply(notFoundCode, notFoundMessage));
+    if (isFault(err)) throw new Stop(faultReply(err, mapping, false));
+    throw err;
+  }
+}
+
+async function checkDiscount(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping): Promise<void> {
+  const { discount, resources, messages } = mapping;
+  const wanted = fields.discount!.trim().toLowerCase();
+  let list: V1Record[];
+  try {
+    list = asList(await ports.get(`/${resources.discounts}`, { [discount.filter]: fields.discount!, offset: '0', limit: '100' }, 0));
+  } catch (caught) {
+    const err = asGatewayError(caught);
+    if (isFault(err)) throw new Stop(faultReply(err, mapping, false));
+    throw new Stop(reply(7, messages.discountInvalid));
+  }
+  // The gateway checks the code itself: a filter v1 ignores cannot make a wrong code valid.
+  const found = list.find(
+    (d) => String(d[discount.codeField] ?? '').toLowerCase() === wanted && discount.activeValues.includes(String(d[discount.statusField])),
+  );
+  if (!found) throw new Stop(reply(7, messages.discountInvalid));
+  const onlyFor = found[discount.serviceField];
+  if (onlyFor !== null && onlyFor !== undefined && String(onlyFor) !== (fields.service_id ?? '')) {
+    throw new Stop(reply(7, messages.discountWrongService));
+  }
+}
+
+/** The timezone to record: the caller's when v1 knows it, else the fallback (legacy rule). */
+async function resolveTimezone(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping): Promise<string> {
+  const { timezone, resources } = mapping;
+  const given = (fields.timezone ?? '').trim();
+  if (given === '') return timezone.fallback;
+  try {
+    for (let page = 0; page < 20; page++) {
+      const body = asRecord(await ports.get(`/${resources.timezones}`, { offset: String(page * 1000), limit: '1000' }, timezone.cacheTtlMs));
+      if (asList(body).some((tz) => tz[timezone.nameField] === given)) return given;
+      if (body.has_more !== true) break;
+    }
+    return timezone.fallback;
+  } catch (caught) {
+    throw new Stop(faultReply(asGatewayError(caught), mapping, false));
+  }
+}
+
+async function createClient(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping, timezone: string): Promise<string> {
+  try {
+    const created = asRecord(await ports.post(`/${mapping.resources.clients}`, newClientBody(fields, mapping, timezone)));
+    const id = created[mapping.newClient.idField];
+    if (typeof id !== 'number' && typeof id !== 'string') {
+      throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream created the client but sent no id');
+    }
+    return String(id);
+  } catch (caught) {
+    if (caught instanceof Stop) throw caught;
+    const err = asGatewayError(caught);
+    if (err.code === 'LGW_INTERNAL') throw err;
+    if (isFault(err)) throw new Stop(faultReply(err, mapping, outcomeUnknown(err)));
+    const rule = matchRule(mapping.newClient.errors, err);
+    throw new Stop(reply(rule?.code ?? 5, rule?.message ?? err.message));
+  }
+}
+
+async function createPayment(
+  ports: PaymentPorts,
+  fields: LegacyFields,
+  mapping: PaymentMapping,
+  clientId: string,
+  timezone: string,
+): Promise<LegacyPaymentReply> {
+  try {
+    const created = asRecord(await ports.post(`/${mapping.resources.payments}`, paymentBody(fields, mapping, clientId, timezone)));
+    const id = created[mapping.payment.idField];
+    return reply(12, fill(mapping.messages.created, { payment_id: typeof id === 'number' || typeof id === 'string' ? id : 'unknown' }));
+  } catch (caught) {
+    const err = asGatewayError(caught);
+    if (err.code === 'LGW_INTERNAL') throw err;
+    if (isFault(err)) return faultReply(err, mapping, outcomeUnknown(err));
+    const rule = matchRule(mapping.payment.refusals, err);
+    return reply(rule?.code ?? 8, rule?.message ?? err.message);
+  }
+}
+
+export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
+  const local = checkLocally(fields, mapping);
+  if (!local.ok) return reply(local.code, local.message);
+  const { resources, messages } = mapping;
+  let newClientId: string | undefined;
+  try {
+    if (present(fields, 'client_id')) {
+      await mustExist(ports, `/${resources.clients}/${Number(fields.client_id)}`, mapping, 6, messages.clientNotFound);
+    }
+    if (present(fields, 'service_id')) {
+      await mustExist(ports, `/${resources.services}/${Number(fields.service_id)}`, mapping, 10, messages.serviceNotFound);
+    }
+    if (present(fields, 'discount')) await checkDiscount(ports, fields, mapping);
+    const timezone = await resolveTimezone(ports, fields, mapping);
+    const clientId = present(fields, 'client_id') ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone));
+    const result = await createPayment(ports, fields, mapping, clientId, timezone);
+    if (newClientId === undefined || result.body.code === 12) return result;
+    // The client exists now: say so, so that a retry uses client_id instead of creating a duplicate.
+    return { ...result, body: { ...result.body, response: fill(messages.clientCreatedButPaymentFailed, { message: result.body.response, client_id: newClientId }) } };
+  } catch (caught) {
+    if (caught instanceof Stop) return caught.reply;
+    // A fault in the gateway itself: nothing more is sent, and the caller is told to check before retrying.
+    const reason = 'internal gateway error';
+    const message = fill(messages.outcomeUnknown, { reason });
+    const text = newClientId ? fill(messages.clientCreatedButPaymentFailed, { message, client_id: newClientId }) : message;
+    return { ...reply(8, text, 500), internalError: caught };
+  }
+}

@@ -1,0 +1,93 @@
+// The shape of mappings/payment.yaml: what the payment flow knows about v1 (resources, filter and field
+// names, request bodies) and about the legacy replies (which v1 refusal is which code, message texts).
+// Pure data description (zod); every guess about the real service lives in that file, not in code.
+import { z } from 'zod';
+
+const name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
+const resource = z.string().regex(/^[a-z][a-z0-9-]*$/);
+const legacyCode = z.number().int().min(0).max(12);
+
+/** One v1 body field taken from one legacy field. */
+const bodyField = z.strictObject({
+  to: name,
+  from: name,
+  /** integer/number: sent as JSON numbers; string: as sent; omitted when the legacy field is empty. */
+  type: z.enum(['string', 'integer', 'number']),
+});
+
+/** Matches a v1 error to a legacy code; the first rule that matches wins. */
+const errorRule = z.strictObject({
+  status: z.number().int().min(400).max(599).optional(),
+  upstreamCode: z.string().optional(),
+  /** A case-insensitive regular expression tested against v1's message. */
+  messageMatches: z
+    .string()
+    .refine((source) => {
+      try {
+        new RegExp(source, 'i');
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'not a valid regular expression')
+    .optional(),
+  code: legacyCode,
+  /** A message of the gateway's instead of v1's (v1's is kept when omitted). */
+  message: z.string().optional(),
+});
+export type ErrorRule = z.infer<typeof errorRule>;
+
+export const paymentMappingSchema = z.strictObject({
+  method: z.literal('payment'),
+  description: z.string(),
+  kind: z.literal('payment'),
+  /** Larger bodies answer 413 without reading further. */
+  bodyLimitBytes: z.number().int().min(1024).max(10 * 1024 * 1024),
+  /** The legacy client states, for a new client's `status` (code 0 otherwise). */
+  clientStatuses: z.array(z.string()).min(1),
+  resources: z.strictObject({ clients: resource, services: resource, discounts: resource, timezones: resource, payments: resource }),
+  service: z.strictObject({ groupSizeField: name, packageAbove: z.number().int() }),
+  discount: z.strictObject({
+    filter: z.string().regex(/^[a-z_]+$/),
+    codeField: name,
+    statusField: name,
+    activeValues: z.array(z.string()).min(1),
+    serviceField: name,
+  }),
+  timezone: z.strictObject({ nameField: name, fallback: z.string().min(1), cacheTtlMs: z.number().int().min(0) }),
+  newClient: z.strictObject({
+    fields: z.array(bodyField).min(1),
+    availability: z.strictObject({
+      to: name,
+      days: z.array(z.strictObject({ day: z.string(), from: name, to: name })).min(1),
+    }),
+    /** v1's replies when the client cannot be created; the last rule should catch everything. */
+    errors: z.array(errorRule).min(1),
+    idField: name,
+  }),
+  payment: z.strictObject({
+    fields: z.array(bodyField).min(1),
+    /** v1's refusals of the payment POST itself. */
+    refusals: z.array(errorRule).min(1),
+    idField: name,
+  }),
+  messages: z.strictObject({
+    missing: z.string(),
+    invalid: z.string(),
+    passwordsDiffer: z.string(),
+    clientNotFound: z.string(),
+    serviceNotFound: z.string(),
+    discountInvalid: z.string(),
+    discountWrongService: z.string(),
+    outcomeUnknown: z.string(),
+    upstreamFault: z.string(),
+    created: z.string(),
+    clientCreatedButPaymentFailed: z.string(),
+    fileNotAccepted: z.string(),
+    tooLarge: z.string(),
+    unsupportedBody: z.string(),
+    idempotencyMismatch: z.string(),
+  }),
+});
+
+export type PaymentMapping = z.infer<typeof paymentMappingSchema>;
