@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | replay`.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | check | replay`.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 import { Command, InvalidArgumentError } from 'commander';
 
@@ -44,6 +44,15 @@ program
   .action(async (opts: { json?: boolean; mappings?: string }) => {
     const { runCoverage } = await import('./commands/coverage.js');
     await runCoverage(opts);
+  });
+
+program
+  .command('check')
+  .description('probe what the gateway depends on: mappings, upstream reachable, and the key on every v1 resource it uses\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR; one GET per resource; exit 1 when a check fails)')
+  .option('--json', 'machine-readable output')
+  .action(async (opts: { json?: boolean }) => {
+    const { runCheck } = await import('./commands/check.js');
+    await runCheck(opts);
   });
 
 await program.parseAsync(process.argv);

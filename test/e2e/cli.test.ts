@@ -4,13 +4,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli.js');
 
 describe('legacy-gateway CLI', () => {
-  it.each(['serve', 'sandbox', 'coverage'])('%s --help describes the command', async (command) => {
+  it.each(['serve', 'sandbox', 'coverage', 'check'])('%s --help describes the command', async (command) => {
     const { stdout } = await run(process.execPath, [cli, command, '--help']);
     expect(stdout).toContain(`Usage: legacy-gateway ${command}`);
   });
@@ -72,5 +73,27 @@ describe('legacy-gateway CLI', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('check passes against the embedded sandbox', async () => {
+    const { stdout } = await run(process.execPath, [cli, 'check'], { env: { ...process.env, UPSTREAM_URL: '', UPSTREAM_API_KEY: '' } });
+    expect(stdout).toContain('ok    upstream reachable');
+    expect(stdout).toMatch(/ok {4}read staff +HTTP 200 in \d+ ms/);
+    expect(stdout).not.toContain('FAIL');
+  });
+
+  it('check names each resource a key may not read, exits 1, and never prints the key', async () => {
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      const err = await run(process.execPath, [cli, 'check', '--json'], { env: { ...process.env, UPSTREAM_URL: sandbox.url, UPSTREAM_API_KEY: SANDBOX_KEYS.secondary } }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 1 });
+      const out = JSON.parse((err as { stdout: string }).stdout) as { ok: boolean; checks: Array<{ check: string; ok: boolean; detail: string }> };
+      expect(out.ok).toBe(false);
+      expect(out.checks.find((c) => c.check === 'read clients')).toMatchObject({ ok: true });
+      expect(out.checks.find((c) => c.check === 'read staff')).toMatchObject({ ok: false, detail: expect.stringMatching(/^403 resource_not_allowed: /) });
+      expect((err as { stdout: string }).stdout).not.toContain(SANDBOX_KEYS.secondary);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
