@@ -1,0 +1,52 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { apiKeyOf, withoutApiKeyParam } from '../../../src/upstream/api-key.js';
+import { v1RequestPath, v1Target } from '../../../src/upstream/v1-url.js';
+
+const target = v1Target('https://svc.example.com/base');
+
+describe('v1RequestPath', () => {
+  it('builds paths under {UPSTREAM_URL}/api/v1 with an encoded query', () => {
+    expect(v1RequestPath(target, '/clients', { email: 'a+b@x.com', offset: '0' })).toBe('/base/api/v1/clients?email=a%2Bb%40x.com&offset=0');
+    expect(v1RequestPath(v1Target('http://h:1'), '/staff/12', {})).toBe('/api/v1/staff/12');
+  });
+
+  it.each(['/../admin', '/clients/../../x', '/clients/%2e%2e', '/clients/1/2', '//evil.example.com/x', '/clients?x=1', '/Clients', '/clients/1a', '', 'clients', '/clients/'])(
+    'refuses %j',
+    (path) => {
+      expect(() => v1RequestPath(target, path, {})).toThrow(expect.objectContaining({ code: 'LGW_BAD_REQUEST' }));
+    },
+  );
+
+  it('never yields a path outside /base/api/v1/, whatever it is given', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.dictionary(fc.string(), fc.string()), (path, query) => {
+        let built: string | undefined;
+        try {
+          built = v1RequestPath(target, path, query);
+        } catch {
+          return;
+        }
+        const url = new URL(built, 'https://svc.example.com');
+        expect(url.host).toBe('svc.example.com');
+        expect(url.pathname.startsWith('/base/api/v1/')).toBe(true);
+        expect(url.pathname).not.toContain('..');
+      }),
+    );
+  });
+});
+
+describe('the API key rule', () => {
+  it('header, else api_key parameter, else the configured key', () => {
+    expect(apiKeyOf({ 'x-api-key': 'h' }, [['api_key', 'q']], 'c')).toBe('h');
+    expect(apiKeyOf({}, [['api_key', 'q']], 'c')).toBe('q');
+    expect(apiKeyOf({}, [], 'c')).toBe('c');
+    expect(apiKeyOf({}, [], undefined)).toBeUndefined();
+  });
+
+  it('removes api_key (any spelling that decodes to it) and leaves other URLs byte for byte', () => {
+    expect(withoutApiKeyParam('?a=1&api_key=k&b=%20')).toBe('?a=1&b=+');
+    expect(withoutApiKeyParam('?api%5Fkey=k')).toBe('');
+    expect(withoutApiKeyParam('?a=%2F&b=c+d')).toBe('?a=%2F&b=c+d');
+  });
+});
