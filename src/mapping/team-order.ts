@@ -10,8 +10,11 @@ function sortValue(record: V1Record, key: SortKey): number | string | undefined 
     const n = typeof v === 'number' ? v : Number(v);
     return Number.isFinite(n) ? n : undefined;
   }
-  return String(v).toLowerCase();
+  return String(v);
 }
+
+// Case- and accent-insensitive, as a database's default collation orders names ("Élodie" beside "Elena").
+const collator = new Intl.Collator('en', { sensitivity: 'base' });
 
 function compareBy(a: V1Record, b: V1Record, key: SortKey): number {
   const x = sortValue(a, key);
@@ -21,6 +24,7 @@ function compareBy(a: V1Record, b: V1Record, key: SortKey): number {
     const missingFirst = key.nulls === 'first' ? -1 : 1;
     return x === undefined ? missingFirst : -missingFirst;
   }
+  if (typeof x === 'string' && typeof y === 'string') return collator.compare(x, y);
   if (x < y) return -1;
   if (x > y) return 1;
   return 0;

@@ -36,7 +36,8 @@ beforeEach(() => {
 /** The v1 calls the sandbox received, as `METHOD path?query`. */
 const v1Calls = () =>
   sandbox.state.requests.map((r) => {
-    const query = new URLSearchParams(Object.entries(r.query).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))).toString();
+    const pairs: Array<[string, string]> = Object.entries(r.query).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x]));
+    const query = new URLSearchParams(pairs).toString();
     return `${r.method} ${r.path}${query ? `?${query}` : ''}`;
   });
 
