@@ -1,0 +1,346 @@
+// `legacy-gateway replay <file> [options]`: argument parsing (commander), option validation (zod), the
+// in-process gateway when no --target is given, and the wiring of reports, progress and exit code.
+// Exit codes: 0 when at most --max-differences entries differ, 1 when more, 2 on a usage or input error.
+// It sets process.exitCode and must never call process.exit (commander itself exits, with 2, on a
+// malformed command line). It must never print a key, token or password: every line goes through the
+// run's scrubber, every entry through redaction.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { DEFAULT_HOURLY_BUDGET } from './budget.js';
+import { createProgress } from './progress.js';
+import { detectFormat, RecordingInputError, type RecordingFormat } from './read-recording.js';
+import { redactUrl, SecretScrubber } from './redact.js';
+import { createJsonReportWriter, HtmlEntrySelection, writeHtmlReport, type JsonReportWriter } from './report-files.js';
+import type { ReportMeta } from './report-json.js';
+import { EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from './rules.js';
+import { runReplay, type ReplayRunResult } from './runner.js';
+import { isLoopbackUrl } from './safety.js';
+import { renderSummaryTable } from './summary.js';
+
+/** A malformed command line or option value: exit code 2. */
+export class ReplayUsageError extends Error {
+  override name = 'ReplayUsageError';
+}
+
+/** Commander errors (unknown option, missing value...) of this command exit with 2, not commander's 1. */
+class ReplayCommand extends Command {
+  override error(message: string, errorOptions?: { code?: string; exitCode?: number }): never {
+    return super.error(message, { ...errorOptions, exitCode: 2 });
+  }
+}
+
+const HELP_AFTER = `
+What it compares:
+  Each recorded reply against the gateway's, field by field and type by type. Object key order is
+  ignored (the replay is about values and types); array order is checked (--check-order, the default).
+  Difference kinds: type ("1" vs 1), format (same value spelled differently: "45.5" vs "45.50",
+  "09:00" vs "09:00:00", two spellings of a date), value, missing, extra, order, status.
+
+Safety:
+  Reads replay by default. Writes (POST, PUT, PATCH, DELETE) are skipped unless --include-writes.
+  POST /api/payment is replayed only with --include-writes and a target that is the embedded sandbox or a
+  loopback address, unless --allow-production-writes is also given. Recorded API keys are never reused:
+  they are replaced by --api-key (or UPSTREAM_API_KEY). Keys, card tokens and passwords never appear in
+  reports or output.
+
+Exit codes:
+  0  at most --max-differences entries differ (an entry that could not be replayed counts as differing)
+  1  more entries differ
+  2  usage error, or the recording or rules file is unusable (the message says what and where)
+
+Examples:
+  legacy-gateway replay traffic.har --html report.html
+  legacy-gateway replay staging.jsonl --target http://127.0.0.1:8080 --api-key "$KEY" --json out.json
+  legacy-gateway replay traffic.har --upstream https://api.example.com --rate 0.25/s --rules rules.yaml
+`;
+
+const httpUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http:// or https:// URL');
+
+const wholeNumber = (min: number, max: number): z.ZodType<number, string> =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const optionsSchema = z
+  .object({
+    target: httpUrl.optional(),
+    upstream: httpUrl.optional(),
+    apiKey: z.string().min(1, 'must not be empty').optional(),
+    json: z.string().min(1).optional(),
+    html: z.string().min(1).optional(),
+    maxDifferences: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
+    checkOrder: z.boolean().default(true),
+    rules: z.string().min(1).optional(),
+    concurrency: wholeNumber(1, 256).default(8),
+    rate: z
+      .string()
+      .regex(/^\d+(\.\d+)?(\/s)?$/, 'must be calls per second, e.g. 10/s or 0.5/s')
+      .transform((v) => Number(v.replace(/\/s$/, '')))
+      .pipe(z.number().positive('must be above 0'))
+      .optional(),
+    budget: wholeNumber(1, Number.MAX_SAFE_INTEGER).default(DEFAULT_HOURLY_BUDGET),
+    timeout: wholeNumber(1, 3_600_000).default(30_000),
+    format: z.enum(['har', 'jsonl']).optional(),
+    includeWrites: z.boolean().default(false),
+    allowProductionWrites: z.boolean().default(false),
+    allPaths: z.boolean().default(false),
+  })
+  .refine((o) => !(o.target && o.upstream), {
+    message: '--upstream configures the in-process gateway; it cannot be combined with --target',
+    path: ['upstream'],
+  })
+  .refine((o) => !o.allowProductionWrites || o.includeWrites, {
+    message: '--allow-production-writes only applies together with --include-writes',
+    path: ['allowProductionWrites'],
+  });
+
+export type ReplayCommandOptions = z.infer<typeof optionsSchema>;
+
+const OPTION_FLAGS: Readonly<Record<string, string>> = {
+  target: '--target',
+  upstream: '--upstream',
+  apiKey: '--api-key',
+  json: '--json',
+  html: '--html',
+  maxDifferences: '--max-differences',
+  rules: '--rules',
+  concurrency: '--concurrency',
+  rate: '--rate',
+  budget: '--budget',
+  timeout: '--timeout',
+  format: '--format',
+  allowProductionWrites: '--allow-production-writes',
+};
+
+/** Validates commander's raw option values; throws ReplayUsageError naming each bad option. */
+export function parseReplayOptions(raw: Record<string, unknown>): ReplayCommandOptions {
+  const parsed = optionsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => {
+    const key = String(i.path[0] ?? '');
+    return `${OPTION_FLAGS[key] ?? key}: ${i.message}`;
+  });
+  throw new ReplayUsageError(lines.join('\n'));
+}
+
+export function registerReplayCommand(program: Command): void {
+  const cmd = new ReplayCommand('replay');
+  cmd.copyInheritedSettings(program);
+  cmd
+    .description(
+      'replay recorded legacy traffic (HAR or JSONL) through the gateway and report every difference, type by type',
+    )
+    .usage('<file> [options]')
+    .argument('<file>', 'HAR 1.2 file or JSONL ({"request":{...},"response":{...}} per line); read streamed')
+    .option('--target <url>', "a running gateway: the recorded URLs' scheme and host are replaced by it")
+    .option('--upstream <url>', 'without --target, the v1 API the in-process gateway uses (default: the embedded sandbox)')
+    .option('--api-key <key>', 'the API key to send (default: $UPSTREAM_API_KEY); recorded keys are replaced, never reused')
+    .option('--json <file>', 'write the JSON report (summary and every entry)')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--max-differences <n>', 'exit 0 when at most this many entries differ, else 1 (default: 0)')
+    .option('--check-order', 'report a reordered list as an `order` difference', true)
+    .option('--no-check-order', 'compare every list as unordered')
+    .option('--rules <file>', 'YAML or JSON rules: ignored paths, unordered lists, numeric tolerance')
+    .option('--concurrency <n>', 'calls in flight at once (default: 8)')
+    .option('--rate <n/s>', 'at most this many calls per second (e.g. 10/s, 0.25/s)')
+    .option('--budget <n>', `v1 calls allowed per hour per key, URL and verb, for the budget warning (default: ${DEFAULT_HOURLY_BUDGET})`)
+    .option('--timeout <ms>', 'per-call timeout in milliseconds (default: 30000)')
+    .addOption(new Option('--format <format>', 'recording format (default: by extension, then content)').choices(['har', 'jsonl']))
+    .option('--include-writes', 'also replay writes (POST, PUT, PATCH, DELETE)')
+    .option('--allow-production-writes', 'with --include-writes, replay payments against a target that is not the sandbox or loopback')
+    .option('--all-paths', 'also replay calls outside /api/** and /ondemand/** (pages, assets)')
+    .addHelpText('after', HELP_AFTER)
+    .action(async (file: string, raw: Record<string, unknown>) => {
+      process.exitCode = await runReplayCommand(file, raw, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+      });
+    });
+  program.addCommand(cmd);
+}
+
+export interface CommandIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  env: NodeJS.ProcessEnv;
+}
+
+interface Target {
+  url: string;
+  /** What the report calls it. */
+  label: string;
+  sandboxOrLoopback: boolean;
+  /** Key used when none is given (the sandbox's demo key). */
+  defaultKey: string | undefined;
+  close(): Promise<void>;
+}
+
+async function startInProcessGateway(
+  upstream: string | undefined,
+  apiKey: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Target> {
+  const [{ startGateway }, { loadConfig }, { SANDBOX_KEYS }, { createLogger }, { pino }] = await Promise.all([
+    import('../server/start.js'),
+    import('../config.js'),
+    import('../sandbox/index.js'),
+    import('../server/logging.js'),
+    import('pino'),
+  ]);
+  const key = apiKey ?? (upstream === undefined ? SANDBOX_KEYS.primary : undefined);
+  // The operator's settings apply (mappings, time zone, cache), except where the replay decides: its
+  // own upstream, a loopback ephemeral port, no recording of the replay itself, no metrics port.
+  const gatewayEnv: NodeJS.ProcessEnv = {
+    ...env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: env.LOG_LEVEL ?? 'fatal',
+  };
+  delete gatewayEnv.UPSTREAM_URL;
+  delete gatewayEnv.RECORD_FILE;
+  delete gatewayEnv.METRICS_PORT;
+  delete gatewayEnv.UPSTREAM_API_KEY;
+  if (upstream !== undefined) gatewayEnv.UPSTREAM_URL = upstream;
+  if (key !== undefined) gatewayEnv.UPSTREAM_API_KEY = key;
+  const config = loadConfig(gatewayEnv);
+  // Gateway log lines go to stderr: stdout carries the replay's summary only.
+  const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
+  const gateway = await startGateway({ config, logger });
+  return {
+    url: gateway.url,
+    label: upstream === undefined ? 'in-process gateway + embedded sandbox' : `in-process gateway -> ${redactUrl(upstream)}`,
+    sandboxOrLoopback: upstream === undefined || isLoopbackUrl(upstream),
+    defaultKey: key,
+    close: () => gateway.close(),
+  };
+}
+
+/** Runs the command; returns the exit code. Never throws for a usage or input error (those are 2). */
+export async function runReplayCommand(file: string, raw: Record<string, unknown>, io: CommandIo): Promise<number> {
+  // Known before anything else, so even an early error message cannot echo the key.
+  const envKey = io.env.UPSTREAM_API_KEY?.trim() ? io.env.UPSTREAM_API_KEY : undefined;
+  if (raw.apiKey === undefined && envKey !== undefined) raw = { ...raw, apiKey: envKey };
+  const early = new SecretScrubber();
+  if (typeof raw.apiKey === 'string') early.add(raw.apiKey);
+  const fail = (message: string): number => {
+    io.stderr.write(`legacy-gateway replay: ${early.scrub(message)}\n`);
+    return 2;
+  };
+
+  let options: ReplayCommandOptions;
+  let rules: RuleSet = EMPTY_RULE_SET;
+  let format: RecordingFormat;
+  try {
+    options = parseReplayOptions(raw);
+    if (options.rules !== undefined) {
+      let text: string;
+      try {
+        text = await readFile(options.rules, 'utf8');
+      } catch (err) {
+        throw new ReplayUsageError(`${options.rules}: cannot read the rules file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      rules = parseRules(text, options.rules);
+    }
+    format = options.format ?? (await detectFormat(file));
+  } catch (err) {
+    if (err instanceof ReplayUsageError || err instanceof RulesFileError || err instanceof RecordingInputError) {
+      return fail(err.message);
+    }
+    throw err;
+  }
+
+  let target: Target;
+  if (options.target !== undefined) {
+    target = {
+      url: options.target,
+      label: redactUrl(options.target),
+      sandboxOrLoopback: isLoopbackUrl(options.target),
+      defaultKey: undefined,
+      close: async () => undefined,
+    };
+  } else {
+    try {
+      target = await startInProcessGateway(options.upstream, options.apiKey, io.env);
+    } catch (err) {
+      return fail(`cannot start the in-process gateway: ${(err as Error).message}`);
+    }
+  }
+
+  const apiKey = options.apiKey ?? target.defaultKey;
+  let jsonWriter: JsonReportWriter | undefined;
+  const htmlSelection = options.html !== undefined ? new HtmlEntrySelection() : undefined;
+  const progress = createProgress(io.stderr);
+  let result: ReplayRunResult;
+  try {
+    io.stderr.write(
+      `replay: ${path.basename(file)} (${format.toUpperCase()}) against ${target.label}` +
+        `${options.includeWrites ? ', writes included' : ''}\n`,
+    );
+    if (apiKey === undefined) {
+      io.stderr.write(
+        'warning: no --api-key (or UPSTREAM_API_KEY): recorded keys are removed and no key is sent; the gateway uses its own UPSTREAM_API_KEY\n',
+      );
+    }
+    if (options.json !== undefined) jsonWriter = await createJsonReportWriter(options.json);
+    result = await runReplay(
+      {
+        file,
+        format,
+        targetUrl: target.url,
+        apiKey,
+        safety: {
+          includeWrites: options.includeWrites,
+          allowProductionWrites: options.allowProductionWrites,
+          targetIsSandboxOrLoopback: target.sandboxOrLoopback,
+          allPaths: options.allPaths,
+        },
+        rules,
+        checkOrder: options.checkOrder,
+        concurrency: options.concurrency,
+        ratePerSecond: options.rate,
+        timeoutMs: options.timeout,
+        hourlyBudget: options.budget,
+      },
+      {
+        warning: (line) => io.stderr.write(`${line}\n`),
+        progress: (state) => progress.update(state),
+        entry: async (entry) => {
+          htmlSelection?.add(entry);
+          await jsonWriter?.add(entry);
+        },
+      },
+    );
+  } catch (err) {
+    await jsonWriter?.abort();
+    if (err instanceof RecordingInputError) return fail(err.message);
+    return fail(`replay failed: ${(err as Error).message}`);
+  } finally {
+    await target.close();
+  }
+
+  const { summary, scrubber } = result;
+  progress.finish({ ...summary, done: summary.total });
+  const meta: ReportMeta = { file, target: target.label, rules: result.rules };
+  if (jsonWriter !== undefined && options.json !== undefined) await jsonWriter.finish(summary, meta);
+  if (htmlSelection !== undefined && options.html !== undefined) await writeHtmlReport(options.html, summary, meta, htmlSelection);
+
+  io.stdout.write(scrubber.scrub(renderSummaryTable(summary)));
+  for (const r of result.rules.filter((u) => u.matchedEntries === 0)) {
+    io.stderr.write(scrubber.scrub(`warning: rule ${r.rule} matched nothing: remove or fix it\n`));
+  }
+  const failing = summary.different + summary.errors;
+  const code = failing > options.maxDifferences ? 1 : 0;
+  io.stdout.write(
+    `${failing} of ${summary.total} entries differ or failed (allowed: ${options.maxDifferences}): exit ${code}\n`,
+  );
+  if (options.json !== undefined) io.stdout.write(`JSON report: ${options.json}\n`);
+  if (options.html !== undefined) io.stdout.write(`HTML report: ${options.html}\n`);
+  return code;
+}

@@ -1,0 +1,46 @@
+// The compiled form of replay rules, as the pure diff consumes them, and the choice of the rules that
+// apply to one legacy method. Kept apart from rules.ts (which parses YAML/JSON files) so the diff's
+// module graph holds no parser.
+// Pure: must never do I/O.
+import type { PathPattern } from './json-path.js';
+
+export type RuleKind = 'ignore' | 'unordered' | 'tolerance';
+
+export interface CompiledRule {
+  /** Position in the whole rule set, stable for one run; used to report matches. */
+  id: number;
+  kind: RuleKind;
+  /** How the rule is named in reports: `ignore[0] $.response[*].updated_at`. */
+  label: string;
+  pattern: PathPattern;
+  methods: ReadonlySet<string> | undefined;
+  key?: string;
+  absolute?: number;
+  relative?: number;
+}
+
+export interface RuleSet {
+  rules: readonly CompiledRule[];
+}
+
+/** The rules that apply to one legacy method, split by kind for the diff. */
+export interface DiffRules {
+  ignore: readonly CompiledRule[];
+  unordered: readonly CompiledRule[];
+  tolerance: readonly CompiledRule[];
+}
+
+export const NO_RULES: DiffRules = { ignore: [], unordered: [], tolerance: [] };
+export const EMPTY_RULE_SET: RuleSet = { rules: [] };
+
+/** The rules of a set that apply to entries of one legacy method (undefined: entries of no method). */
+export function rulesForMethod(set: RuleSet, legacyMethod: string | undefined): DiffRules {
+  const applies = (r: CompiledRule): boolean =>
+    r.methods === undefined || (legacyMethod !== undefined && r.methods.has(legacyMethod.toLowerCase()));
+  const chosen = set.rules.filter(applies);
+  return {
+    ignore: chosen.filter((r) => r.kind === 'ignore'),
+    unordered: chosen.filter((r) => r.kind === 'unordered'),
+    tolerance: chosen.filter((r) => r.kind === 'tolerance'),
+  };
+}

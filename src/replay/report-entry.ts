@@ -1,0 +1,43 @@
+// What the replay says about one recorded call, in the shape every report uses (the JSON report's
+// `entries[]`), and the one function that makes such an entry safe to show.
+// Pure: must never do I/O. Every entry that reaches a report, stdout or a log has been through
+// redactReportEntry; nothing else builds report entries from recorded data.
+import type { Difference } from './diff.js';
+import { redactDifferenceValue, redactUrl, type SecretScrubber } from './redact.js';
+import type { SkipReason } from './safety.js';
+
+export const OUTCOMES = ['identical', 'different', 'skipped', 'error'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface ReportEntry {
+  /** 0-based position in the recording. */
+  index: number;
+  /** HTTP method of the recorded call. */
+  method: string;
+  url: string;
+  /** `clients`, `session`, `payment`... (see legacy-method.ts). */
+  legacyMethod: string;
+  outcome: Outcome;
+  diffs: Difference[];
+  /** Recorded and replayed HTTP status, when the call was replayed. */
+  status?: { expected: number; actual: number };
+  /** Why the call was skipped. */
+  reason?: SkipReason;
+  /** Why the call could not be replayed (connection refused, timeout). */
+  error?: string;
+}
+
+export function redactReportEntry(entry: ReportEntry, scrubber: SecretScrubber): ReportEntry {
+  const out: ReportEntry = {
+    ...entry,
+    url: scrubber.scrub(redactUrl(entry.url)),
+    diffs: entry.diffs.map((d) => {
+      const safe: Difference = { path: scrubber.scrub(d.path), kind: d.kind };
+      if (d.expected !== undefined) safe.expected = redactDifferenceValue(d.path, d.expected, scrubber);
+      if (d.actual !== undefined) safe.actual = redactDifferenceValue(d.path, d.actual, scrubber);
+      return safe;
+    }),
+  };
+  if (entry.error !== undefined) out.error = scrubber.scrub(redactUrl(entry.error));
+  return out;
+}

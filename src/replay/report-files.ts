@@ -1,0 +1,119 @@
+// Writes the report files. The JSON report streams: entries go to a spool file as they come, and at the
+// end the summary (known only then) is written first, followed by the spooled entries, so the report
+// reads summary-first without the run holding 100k entries in memory. The HTML page keeps a capped
+// selection of entries (differences and errors before identical ones) and is written at the end.
+// I/O only; the text comes from the pure report builders. It must never write an entry that did not go
+// through redaction (the runner hands over only redacted ones).
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import type { ReportEntry } from './report-entry.js';
+import { renderHtmlReport } from './report-html.js';
+import { JSON_REPORT_CLOSING, jsonReportEntry, jsonReportOpening, type ReportMeta } from './report-json.js';
+import type { ReplaySummary } from './summary.js';
+
+async function writeChunk(stream: WriteStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+async function closeStream(stream: WriteStream): Promise<void> {
+  stream.end();
+  await once(stream, 'close');
+}
+
+export interface JsonReportWriter {
+  add(entry: ReportEntry): Promise<void>;
+  finish(summary: ReplaySummary, meta: ReportMeta): Promise<void>;
+  /** Removes the spool file after a failed run. */
+  abort(): Promise<void>;
+}
+
+export async function createJsonReportWriter(filePath: string): Promise<JsonReportWriter> {
+  await mkdir(path.dirname(path.resolve(filePath)), { recursive: true });
+  const spoolPath = `${filePath}.entries.partial`;
+  const spool = createWriteStream(spoolPath, { flags: 'w' });
+  await once(spool, 'open');
+  let first = true;
+  // Entries are small: gathered into ~64 KB writes instead of one write per entry.
+  let pending = '';
+  const flush = async (): Promise<void> => {
+    if (pending === '') return;
+    const chunk = pending;
+    pending = '';
+    await writeChunk(spool, chunk);
+  };
+  return {
+    async add(entry) {
+      pending += jsonReportEntry(entry, first);
+      first = false;
+      if (pending.length >= 64 * 1024) await flush();
+    },
+    async finish(summary, meta) {
+      await flush();
+      await closeStream(spool);
+      const tmpPath = `${filePath}.partial`;
+      const out = createWriteStream(tmpPath, { flags: 'w' });
+      await writeChunk(out, jsonReportOpening(summary, meta));
+      await pipeline(createReadStream(spoolPath), out, { end: false });
+      await writeChunk(out, JSON_REPORT_CLOSING);
+      await closeStream(out);
+      await rename(tmpPath, filePath);
+      await rm(spoolPath, { force: true });
+    },
+    async abort() {
+      spool.destroy();
+      await rm(spoolPath, { force: true });
+    },
+  };
+}
+
+/** Entries kept for the HTML page: every non-identical one up to a cap, then identical ones. */
+export class HtmlEntrySelection {
+  private readonly kept: ReportEntry[] = [];
+  private notable = 0;
+  private identical = 0;
+  private omitted = 0;
+
+  constructor(
+    private readonly maxNotable = 2000,
+    private readonly maxIdentical = 500,
+  ) {}
+
+  add(entry: ReportEntry): void {
+    if (entry.outcome === 'identical') {
+      if (this.identical < this.maxIdentical) {
+        this.identical++;
+        this.kept.push(entry);
+      } else this.omitted++;
+      return;
+    }
+    if (this.notable < this.maxNotable) {
+      this.notable++;
+      this.kept.push(entry);
+    } else this.omitted++;
+  }
+
+  get entries(): readonly ReportEntry[] {
+    return this.kept;
+  }
+
+  get omittedEntries(): number {
+    return this.omitted;
+  }
+}
+
+export async function writeHtmlReport(
+  filePath: string,
+  summary: ReplaySummary,
+  meta: ReportMeta,
+  selection: HtmlEntrySelection,
+): Promise<void> {
+  await mkdir(path.dirname(path.resolve(filePath)), { recursive: true });
+  const html = renderHtmlReport({ summary, meta, entries: selection.entries, omittedEntries: selection.omittedEntries });
+  const out = createWriteStream(`${filePath}.partial`);
+  await writeChunk(out, html);
+  await closeStream(out);
+  await rename(`${filePath}.partial`, filePath);
+}

@@ -1,0 +1,83 @@
+// The JSON report (`--json FILE`): {"summary":{total,identical,different,skipped,errors,...},"rules":[...],
+// "entries":[{method,url,outcome,diffs:[{path,kind,expected,actual}],...}]}. `expected` is the recorded
+// value, `actual` the gateway's; a `missing` difference has no `actual`, an `extra` one no `expected`.
+// Built as strings in pieces (opening, one line per entry, closing) so the runner can stream 100k entries
+// to disk without holding them; numbers keep their recorded spelling.
+// Pure: must never do I/O, and only ever receives entries that went through redactReportEntry.
+import type { Difference } from './diff.js';
+import { stringifyExact, type JsonObject, type JsonValue } from './json-exact.js';
+import type { ReportEntry } from './report-entry.js';
+import type { ReplaySummary } from './summary.js';
+
+export interface RuleUsage {
+  /** `ignore[0] $.response[*].updated_at` */
+  rule: string;
+  /** Entries in which the rule applied at least once; 0 means the rule matched nothing. */
+  matchedEntries: number;
+}
+
+export interface ReportMeta {
+  /** The recording, as named on the command line. */
+  file: string;
+  /** Where the calls went (credentials removed). */
+  target: string;
+  rules: RuleUsage[];
+}
+
+function differenceJson(d: Difference): JsonObject {
+  const out: JsonObject = { path: d.path, kind: d.kind };
+  if (d.expected !== undefined) out.expected = d.expected;
+  if (d.actual !== undefined) out.actual = d.actual;
+  return out;
+}
+
+export function entryJson(entry: ReportEntry): JsonObject {
+  const out: JsonObject = {
+    method: entry.method,
+    url: entry.url,
+    outcome: entry.outcome,
+    diffs: entry.diffs.map(differenceJson),
+    index: entry.index,
+    legacyMethod: entry.legacyMethod,
+  };
+  if (entry.status) out.status = { expected: entry.status.expected, actual: entry.status.actual };
+  if (entry.reason !== undefined) out.reason = entry.reason;
+  if (entry.error !== undefined) out.error = entry.error;
+  return out;
+}
+
+export function summaryJson(summary: ReplaySummary): JsonObject {
+  return {
+    total: summary.total,
+    identical: summary.identical,
+    different: summary.different,
+    skipped: summary.skipped,
+    errors: summary.errors,
+    skippedBy: { ...summary.skippedBy },
+    kinds: { ...summary.kinds },
+    methods: Object.fromEntries(Object.entries(summary.methods).map(([k, v]) => [k, { ...v }])) as JsonObject,
+  };
+}
+
+/** Everything before the first entry. */
+export function jsonReportOpening(summary: ReplaySummary, meta: ReportMeta): string {
+  const head = stringifyExact({
+    summary: summaryJson(summary),
+    file: meta.file,
+    target: meta.target,
+    rules: meta.rules.map((r) => ({ rule: r.rule, matchedEntries: r.matchedEntries })) as JsonValue[],
+  });
+  return head.slice(0, -1) + ',"entries":[\n';
+}
+
+/** One entry; `first` decides the separator. */
+export function jsonReportEntry(entry: ReportEntry, first: boolean): string {
+  return (first ? '' : ',\n') + stringifyExact(entryJson(entry));
+}
+
+export const JSON_REPORT_CLOSING = '\n]}\n';
+
+/** The whole report at once, for small runs and tests. */
+export function buildJsonReport(summary: ReplaySummary, meta: ReportMeta, entries: readonly ReportEntry[]): string {
+  return jsonReportOpening(summary, meta) + entries.map((e, i) => jsonReportEntry(e, i === 0)).join('') + JSON_REPORT_CLOSING;
+}

@@ -1,0 +1,106 @@
+// The pure report builders: the JSON report is valid JSON with exact numbers, the summary table lines
+// up, and the HTML page escapes every recorded or replayed value (a reply is untrusted text).
+import { describe, expect, it } from 'vitest';
+import { NumberLiteral } from '../../src/replay/json-exact.js';
+import type { ReportEntry } from '../../src/replay/report-entry.js';
+import { redactReportEntry } from '../../src/replay/report-entry.js';
+import { escapeHtml, renderHtmlReport } from '../../src/replay/report-html.js';
+import { buildJsonReport } from '../../src/replay/report-json.js';
+import { progressLine } from '../../src/replay/progress.js';
+import { SecretScrubber } from '../../src/replay/redact.js';
+import { renderSummaryTable, SummaryBuilder } from '../../src/replay/summary.js';
+
+const entries: ReportEntry[] = [
+  { index: 0, method: 'GET', url: 'https://old/api/staff/1', legacyMethod: 'staff', outcome: 'identical', diffs: [], status: { expected: 200, actual: 200 } },
+  {
+    index: 1,
+    method: 'GET',
+    url: 'https://old/api/services/0/2?a="><script>alert(1)</script>',
+    legacyMethod: 'services',
+    outcome: 'different',
+    diffs: [
+      { path: '$.response[0].service_cost', kind: 'format', expected: '45.5', actual: '45.50' },
+      { path: '$.response[0].code', kind: 'format', expected: new NumberLiteral('12.0'), actual: 12 },
+      { path: '$.response[0].notes', kind: 'value', expected: '</pre><img src=x onerror=alert(1)>', actual: 'ok' },
+      { path: '$.response[0].gone', kind: 'missing', expected: null },
+    ],
+    status: { expected: 200, actual: 200 },
+  },
+  { index: 2, method: 'POST', url: 'https://old/api/payment', legacyMethod: 'payment', outcome: 'skipped', diffs: [], reason: 'payment' },
+  { index: 3, method: 'GET', url: 'https://old/api/staff/2', legacyMethod: 'staff', outcome: 'error', diffs: [], error: 'ECONNREFUSED: connect' },
+];
+
+function summaryOf(list: ReportEntry[]) {
+  const b = new SummaryBuilder();
+  for (const e of list) b.add(e);
+  return b.result();
+}
+
+describe('reports', () => {
+  it('JSON: the documented shape, valid JSON, numbers as spelled, absent sides left out', () => {
+    const text = buildJsonReport(summaryOf(entries), { file: 'x.har', target: 'gw', rules: [{ rule: 'ignore[0] $.a', matchedEntries: 0 }] }, entries);
+    const report = JSON.parse(text) as { summary: Record<string, unknown>; rules: unknown[]; entries: Array<Record<string, unknown>> };
+    expect(report.summary).toMatchObject({ total: 4, identical: 1, different: 1, skipped: 1, errors: 1, skippedBy: { payment: 1 }, kinds: { format: 2, value: 1, missing: 1 } });
+    expect(Object.keys(report.summary).slice(0, 5)).toEqual(['total', 'identical', 'different', 'skipped', 'errors']);
+    expect(report.entries[1]).toMatchObject({ method: 'GET', outcome: 'different' });
+    expect(Object.keys(report.entries[1] ?? {}).slice(0, 4)).toEqual(['method', 'url', 'outcome', 'diffs']);
+    expect(text).toContain('"expected":12.0,"actual":12');
+    expect(text).toContain('{"path":"$.response[0].gone","kind":"missing","expected":null}');
+    expect(report.rules).toEqual([{ rule: 'ignore[0] $.a', matchedEntries: 0 }]);
+  });
+
+  it('summary table: per method, then skips and kinds', () => {
+    const table = renderSummaryTable(summaryOf(entries));
+    expect(table).toBe(
+      [
+        'method    total  identical  different  skipped  errors',
+        '--------  -----  ---------  ---------  -------  ------',
+        'payment       1          0          0        1       0',
+        'services      1          0          1        0       0',
+        'staff         2          1          0        0       1',
+        '--------  -----  ---------  ---------  -------  ------',
+        'all           4          1          1        1       1',
+        '',
+        'skipped:',
+        '       1  payment: replayed only with --include-writes against the sandbox or a loopback target (or with --allow-production-writes)',
+        '',
+        'differences by kind: format 2, value 1, missing 1',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('HTML: self-contained, escaped, with the counts and filters', () => {
+    const html = renderHtmlReport({ summary: summaryOf(entries), meta: { file: 'x.har', target: 'gw', rules: [] }, entries, omittedEntries: 0 });
+    expect(html).not.toContain('<script>alert(1)</script>');
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain(escapeHtml('</pre><img src=x onerror=alert(1)>'));
+    expect(html).toContain(`default-src 'none'`);
+    expect(html).not.toMatch(/\b(src|href)=["']?(https?:)?\/\//);
+    expect(html).toContain('<dd id="count-different" data-count="1">1</dd>');
+    expect(html).toContain('12.0');
+    expect((html.match(/<li class="entry"/g) ?? []).length).toBe(4);
+  });
+
+  it('redactReportEntry removes secrets from URLs, values and error messages', () => {
+    const scrubber = new SecretScrubber().add('live-key-123456');
+    const safe = redactReportEntry(
+      {
+        index: 0,
+        method: 'GET',
+        url: 'https://old/api/x?api_key=live-key-123456',
+        legacyMethod: 'x',
+        outcome: 'different',
+        diffs: [{ path: '$.token', kind: 'value', expected: 'tok_1', actual: 'tok_2' }, { path: '$.note', kind: 'value', expected: 'live-key-123456', actual: 'x' }],
+        error: 'failed GET /api/x?api_key=live-key-123456',
+      },
+      scrubber,
+    );
+    expect(JSON.stringify(safe)).not.toMatch(/live-key-123456|tok_1|tok_2/);
+  });
+
+  it('progress line: bar, counts, rate, time left', () => {
+    const line = progressLine({ done: 50, total: 100, identical: 40, different: 5, skipped: 4, errors: 1 }, 10, 120);
+    expect(line.replace(/^\[█+░+\]/, '[bar]')).toBe('[bar]  50% 50/100  =40 ≠5 skip 4 err 1  5/s  0:10 left');
+  });
+});

@@ -1,0 +1,53 @@
+// Which recorded calls are replayed, and why the others are skipped.
+import { describe, expect, it } from 'vitest';
+import { decideReplay, isLoopbackUrl, isPaymentCall, type SafetyPolicy } from '../../src/replay/safety.js';
+
+const policy = (p: Partial<SafetyPolicy> = {}): SafetyPolicy => ({
+  includeWrites: false,
+  allowProductionWrites: false,
+  targetIsSandboxOrLoopback: false,
+  allPaths: false,
+  ...p,
+});
+const call = (method: string, url: string, extra: Partial<{ hasRecordedReply: boolean; recordedStatus: number }> = {}) => ({
+  method,
+  url,
+  hasRecordedReply: true,
+  recordedStatus: 200,
+  ...extra,
+});
+
+describe('decideReplay', () => {
+  it('replays reads and skips writes by default', () => {
+    expect(decideReplay(call('GET', 'https://old.example.com/api/clients/0/10'), policy())).toEqual({ replay: true });
+    for (const m of ['POST', 'PUT', 'PATCH', 'DELETE', 'PROPFIND']) {
+      expect(decideReplay(call(m, '/api/v1/clients/1'), policy())).toEqual({ replay: false, reason: 'write' });
+      expect(decideReplay(call(m, '/api/v1/clients/1'), policy({ includeWrites: true }))).toEqual({ replay: true });
+    }
+  });
+
+  it('replays a payment only with --include-writes and a safe target, or with --allow-production-writes', () => {
+    const pay = call('POST', 'https://old.example.com/api/payment');
+    expect(decideReplay(pay, policy({ targetIsSandboxOrLoopback: true }))).toEqual({ replay: false, reason: 'payment' });
+    expect(decideReplay(pay, policy({ includeWrites: true }))).toEqual({ replay: false, reason: 'payment' });
+    expect(decideReplay(pay, policy({ includeWrites: true, targetIsSandboxOrLoopback: true }))).toEqual({ replay: true });
+    expect(decideReplay(pay, policy({ includeWrites: true, allowProductionWrites: true }))).toEqual({ replay: true });
+    expect(isPaymentCall('post', '/API/Payment/')).toBe(true);
+    expect(isPaymentCall('GET', '/api/payment')).toBe(false);
+  });
+
+  it('skips calls outside the legacy API unless --all-paths, and calls without a recorded reply', () => {
+    expect(decideReplay(call('GET', 'https://old.example.com/assets/app.js'), policy())).toEqual({ replay: false, reason: 'not-api' });
+    expect(decideReplay(call('GET', 'data:text/plain,hi'), policy({ allPaths: true }))).toEqual({ replay: false, reason: 'not-api' });
+    expect(decideReplay(call('GET', 'https://old.example.com/assets/app.js'), policy({ allPaths: true }))).toEqual({ replay: true });
+    expect(decideReplay(call('GET', '/ondemand/x/1/2'), policy())).toEqual({ replay: true });
+    expect(decideReplay(call('GET', '/api/clients', { hasRecordedReply: false }), policy())).toEqual({ replay: false, reason: 'no-recorded-reply' });
+    expect(decideReplay(call('GET', '/api/clients', { recordedStatus: 304 }), policy())).toEqual({ replay: false, reason: 'no-recorded-reply' });
+    expect(decideReplay(call('GET', '/api/clients', { recordedStatus: 0 }), policy())).toEqual({ replay: false, reason: 'no-recorded-reply' });
+  });
+
+  it('knows loopback targets', () => {
+    for (const u of ['http://127.0.0.1:8080', 'http://localhost', 'http://[::1]:80', 'http://127.1.2.3', 'http://app.localhost']) expect(isLoopbackUrl(u), u).toBe(true);
+    for (const u of ['https://api.example.com', 'http://10.0.0.1', 'http://0.0.0.0:9', 'http://127.0.0.1.example.com', 'nonsense']) expect(isLoopbackUrl(u), u).toBe(false);
+  });
+});
