@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { DEFAULT_HOURLY_BUDGET } from './budget.js';
 import { createProgress } from './progress.js';
 import { detectFormat, RecordingInputError, type RecordingFormat } from './read-recording.js';
-import { redactUrl, SecretScrubber } from './redact.js';
+import { redactUrl, SecretScrubber } from '../redact.js';
 import { createJsonReportWriter, HtmlEntrySelection, writeHtmlReport, type JsonReportWriter } from './report-files.js';
 import type { ReportMeta } from './report-json.js';
 import { EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from './rules.js';

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import { contextOf } from './request-context.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../redact.js';
 
 const SECRET_PATHS = [
   '*.headers["x-api-key"]',
@@ -48,7 +48,7 @@ export function createHttpLogger(logger: Logger): HttpLogger {
       return id;
     },
     serializers: {
-      req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+      req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: redactUrl(req.url ?? '') }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
     // Added to the final line only (customProps would also bind them, empty, when the request starts).

@@ -10,7 +10,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import zlib from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
-import { asJsonValue, parseJsonExact, stringifyExact, type JsonObject, type JsonValue } from '../replay/json-exact.js';
+import { asJsonValue, parseJsonExact, stringifyExact, type JsonObject, type JsonValue } from '../json-exact.js';
 import {
   redactBodyText,
   redactHeaderRecord,
@@ -19,7 +19,7 @@ import {
   secretsOfRequest,
   SecretScrubber,
   type HeaderPair,
-} from '../replay/redact.js';
+} from '../redact.js';
 
 export interface Recorder {
   middleware: RequestHandler;
