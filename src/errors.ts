@@ -4,6 +4,7 @@
 
 export const ERROR_CODES = {
   LGW_BAD_REQUEST: { status: 400, summary: 'malformed legacy call (paging, id, lookup parameters, path)' },
+  LGW_PAYLOAD_TOO_LARGE: { status: 413, summary: 'a request body over the route\'s limit; nothing is passed on' },
   LGW_NOT_FOUND: { status: 404, summary: 'a lookup matched no record (`/api/client`)' },
   LGW_NOT_CONFIGURED: { status: 501, summary: 'a method served from an operator file that is not configured (testimonials)' },
   LGW_UPSTREAM_ERROR: { status: 0, summary: 'v1 answered an error: its HTTP status and message are kept (429 keeps Retry-After)' },

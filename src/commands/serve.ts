@@ -1,4 +1,5 @@
-// `legacy-gateway serve`: reads the environment, starts the gateway, and stops it on SIGTERM/SIGINT.
+// `legacy-gateway serve`: reads the environment, starts the gateway, and stops it on SIGTERM/SIGINT:
+// the gateway drains (see src/server/lifecycle.ts), then the process exits; a second signal exits at once.
 // Start-up problems (bad setting, bad mapping file) are printed plainly and exit 1, without a stack trace.
 import { ConfigError, loadConfig } from '../config.js';
 import { StaticFileError } from '../loaders/static-records.js';
@@ -23,26 +24,39 @@ export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<vo
   try {
     gateway = await startGateway({ config, logger });
   } catch (err) {
-    if (err instanceof MappingSetError || err instanceof StaticFileError) {
+    if (err instanceof MappingSetError || err instanceof StaticFileError || err instanceof ConfigError) {
       process.stderr.write(`legacy-gateway: cannot start: ${err.message}\n`);
       process.exitCode = 1;
       return;
     }
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      process.stderr.write(`legacy-gateway: cannot listen on ${config.host}:${config.port} (${code})\n`);
+      const port = (err as { port?: unknown }).port ?? config.port;
+      process.stderr.write(`legacy-gateway: cannot listen on ${config.host}:${String(port)} (${code})\n`);
       process.exitCode = 1;
       return;
     }
     throw err;
   }
+  // A stray rejection is a bug to log, not a reason to drop every request in flight.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  let stopping = false;
   const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting for requests in flight');
+      logger.flush?.();
+      process.exit(1);
+    }
+    stopping = true;
     logger.info({ signal }, 'shutting down: draining requests in flight');
     void gateway.close().then(() => {
       logger.info('stopped');
       logger.flush?.();
+      // Everything the gateway opened is closed, so the process ends by itself; should a stray handle
+      // (a library timer) keep it alive, it still exits shortly.
+      setTimeout(() => process.exit(0), 1000).unref();
     });
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -100,6 +100,8 @@ const listMapping = z.strictObject({
   source: v1Source,
   paging,
   timezone: timezoneSpec.optional(),
+  /** How long a v1 reply for this method may be cached; absent = CACHE_TTL_MS (DESIGN: cache). */
+  cacheTtlMs: z.number().int().min(0).optional(),
 });
 
 const teamMapping = z.strictObject({
@@ -121,6 +123,8 @@ const detailMapping = z.strictObject({
   kind: z.literal('detail'),
   source: v1Source,
   timezone: timezoneSpec.optional(),
+  /** How long a v1 reply for this method may be cached; absent = CACHE_TTL_MS. */
+  cacheTtlMs: z.number().int().min(0).optional(),
 });
 
 const lookupMapping = z
@@ -137,6 +141,8 @@ const lookupMapping = z
     /** Used together when no exclusive key is present. */
     combinable: z.array(lookupKey).default([]),
     notFound: z.string().min(1),
+    /** How long a v1 reply for this method may be cached; absent = CACHE_TTL_MS. */
+    cacheTtlMs: z.number().int().min(0).optional(),
   })
   .superRefine((m, ctx) => {
     [...m.exclusive, ...m.combinable].forEach((k, i) => {

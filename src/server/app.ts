@@ -7,12 +7,18 @@ import type { Logger } from 'pino';
 import type { V1Record } from '../mapping/legacy-record.js';
 import type { MappingSet } from '../mapping/mapping-set.js';
 import type { V1Transport } from '../upstream/v1-client.js';
+import { noMetrics, type GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { observeRequest } from '../metrics/request-observer.js';
 import { badRequest } from '../errors.js';
 import { sendLegacyError } from './error-reply.js';
 import { readinessProbe } from './health.js';
 import { legacyRoute, legacyTarget } from './legacy-route.js';
 import { createHttpLogger } from './logging.js';
+import type { RequestLifecycle } from './lifecycle.js';
 import type { Passthrough } from './passthrough.js';
+import type { ReplyCache } from './reply-cache.js';
+import { contextOf } from './request-context.js';
+import { REQUEST_LIMITS, requestProblem } from './request-guard.js';
 import { isPaymentCall } from './payment-route.js';
 
 export interface AppDeps {
@@ -30,10 +36,14 @@ export interface AppDeps {
   recorder?: RequestHandler;
   /** POST /api/payment (src/server/payment-route.ts). */
   payment: RequestListener;
+  /** Counts requests, latency and in-flight requests (METRICS_PORT); none when absent. */
+  metrics?: GatewayMetrics;
+  /** Knows the requests in flight, for the drain on SIGTERM. */
+  lifecycle?: RequestLifecycle;
+  /** Serialised legacy replies kept while their v1 data is fresh (none when the cache is off). */
+  replyCache?: ReplyCache;
+  onReplyCacheHit?: () => void;
 }
-
-/** Longest request target accepted; legacy URLs are short, and nothing longer is passed on. */
-const MAX_URL_LENGTH = 8192;
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -52,7 +62,10 @@ export function createApp(deps: AppDeps): RequestListener {
   app.get('/healthz', health.healthz);
   app.get('/readyz', health.readyz);
   if (deps.recorder) app.use(deps.recorder);
-  app.use(legacyRoute(deps));
+  // Reached through express only when the recorder is on (it is express middleware).
+  app.post(['/api/payment', '/api/payment/'], (req: Request, res: Response) => deps.payment(req, res));
+  const serveLegacy = legacyRoute(deps);
+  app.use(serveLegacy);
   app.use((req: Request, res: Response) => deps.passthrough(req, res));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     // Body parser and other express errors carry an HTTP status; keep 4xx ones as bad input.
@@ -70,14 +83,30 @@ export function createApp(deps: AppDeps): RequestListener {
     return target !== undefined && deps.mappings.has(target.method);
   };
 
+  const metrics = deps.metrics ?? noMetrics;
   return (req, res) => {
+    deps.lifecycle?.track(req, res);
+    const ctx = contextOf(req);
+    // The metric label is the name the route gives the request (never its path).
+    observeRequest(metrics, req, res, () => ctx.legacyMethod ?? 'other');
     httpLogger(req, res);
-    const url = req.url ?? '';
-    if (!url.startsWith('/')) return sendLegacyError(req, res, badRequest('the request target must be a path'));
-    if (url.length > MAX_URL_LENGTH) return sendLegacyError(req, res, badRequest('the request path is too long'));
-    if (isPaymentCall(req)) {
-      deps.payment(req, res);
-    } else if (isGatewayRoute(req)) {
+    if (req.url === '/healthz' || req.url === '/readyz') ctx.legacyMethod = req.url.slice(1);
+    const route = isPaymentCall(req) ? 'payment' : isGatewayRoute(req) ? 'gateway' : 'passthrough';
+    // The payment route enforces its own body limit while reading, and answers it in the payment shape.
+    const bodyLimit = { payment: Number.POSITIVE_INFINITY, gateway: REQUEST_LIMITS.gatewayBodyBytes, passthrough: REQUEST_LIMITS.passthroughBodyBytes }[route];
+    const problem = requestProblem(req, bodyLimit);
+    if (problem) {
+      ctx.legacyMethod ??= 'rejected';
+      return sendLegacyError(req, res, problem);
+    }
+    if (route === 'payment') {
+      if (deps.recorder) app(req, res);
+      else deps.payment(req, res);
+    } else if (route === 'gateway' && !deps.recorder && req.url !== '/healthz' && req.url !== '/readyz') {
+      // A mapped legacy GET needs nothing from express (only the recorder is express middleware): the
+      // route is called directly, which saves express's routing on the busiest path.
+      serveLegacy(req, res, () => app(req, res)).catch((err: unknown) => sendLegacyError(req, res, err));
+    } else if (route === 'gateway') {
       app(req, res);
     } else {
       deps.passthrough(req, res);

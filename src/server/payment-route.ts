@@ -67,6 +67,8 @@ export function paymentRoute(deps: PaymentRouteDeps) {
       return send(res, reply(0, body.fileFields.length > 0 ? fill(mapping.messages.fileNotAccepted, { fields: names }) : fill(mapping.messages.invalid, { fields: names })));
     }
 
+    // The recorder (RECORD_FILE) reads the fields from here when the reply is written; it redacts secrets.
+    (req as { body?: unknown }).body = body.fields;
     const q = (req.url ?? '').indexOf('?');
     const params = [...new URLSearchParams(q < 0 ? '' : (req.url ?? '').slice(q + 1))];
     const apiKey = apiKeyOf(req.headers, params, deps.upstreamApiKey);

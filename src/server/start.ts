@@ -1,21 +1,30 @@
 // Starts a gateway: loads and validates the mappings and operator files, picks the upstream
 // (UPSTREAM_URL, or the embedded v1 sandbox with a loud warning), and listens on HOST:PORT.
-// Everything is built once here; nothing is parsed or loaded per request.
+// Everything is built once here; nothing is parsed or loaded per request. It also wires the hardening:
+// the v1 GET transport wrapped in cache, single-flight, retry and metrics layers, the metrics listener on
+// METRICS_PORT (never the public port), and the drain that close() runs on SIGTERM.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config.js';
+import { ConfigError, type GatewayConfig } from '../config.js';
 import { loadMappingDirectory } from '../loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { IdempotencyStore } from '../payment/idempotency.js';
 import { loadStaticRecords } from '../loaders/static-records.js';
 import type { V1Record } from '../mapping/legacy-record.js';
-import { SANDBOX_KEYS, startSandbox } from '../sandbox/index.js';
+import type { startSandbox } from '../sandbox/index.js';
+import { noMetrics, type GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { startMetricsServer, type MetricsServer } from '../metrics/metrics-server.js';
+import { createPrometheusMetrics } from '../metrics/prometheus.js';
+import { hardenTransport } from '../upstream/hardened-transport.js';
 import { V1Client } from '../upstream/v1-client.js';
 import { createApp } from './app.js';
+import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
+import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './reply-cache.js';
 import { createLogger } from './logging.js';
 import { createPassthrough } from './passthrough.js';
 import { paymentRoute } from './payment-route.js';
+import { createRecorder } from './recorder.js';
 
 export interface RunningGateway {
   /** e.g. http://127.0.0.1:54321 */
@@ -29,13 +38,28 @@ export interface RunningGateway {
   close(): Promise<void>;
   /** True once close() has begun: /readyz answers 503. */
   draining(): boolean;
+  /** The requests in flight; routes mark with it what must finish before the process may exit. */
+  lifecycle: RequestLifecycle;
+  /** e.g. http://127.0.0.1:9464 when METRICS_PORT is set (the path is /metrics). */
+  metricsUrl: string | undefined;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
-export async function startGateway(options: { config: GatewayConfig; logger?: Logger }): Promise<RunningGateway> {
+export interface StartOptions {
+  config: GatewayConfig;
+  logger?: Logger;
+  /** The cache's clock (ms since the epoch); tests pass a fake one instead of waiting for TTLs. */
+  now?: () => number;
+}
+
+export async function startGateway(options: StartOptions): Promise<RunningGateway> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
+  // The key is lent to every caller who can reach the listener: beyond loopback only when asked for.
+  if (config.upstreamApiKey !== undefined && !config.hostExplicit && !LOOPBACK.test(config.host)) {
+    throw new ConfigError(`HOST: refusing to listen on ${config.host} with UPSTREAM_API_KEY set unless HOST is set explicitly`);
+  }
 
   const { reads: mappings, payment: paymentMapping } = await loadMappingDirectory(config.mappingsDir);
   if (!paymentMapping) {
@@ -54,7 +78,9 @@ export async function startGateway(options: { config: GatewayConfig; logger?: Lo
   let upstreamApiKey = config.upstreamApiKey;
   let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
   if (upstreamUrl === undefined) {
-    sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+    // Loaded only when used: its demo data would otherwise sit in every production gateway's memory.
+    const { SANDBOX_KEYS, startSandbox: start } = await import('../sandbox/index.js');
+    sandbox = await start({ port: 0, host: '127.0.0.1' });
     upstreamUrl = sandbox.url;
     upstreamApiKey ??= SANDBOX_KEYS.primary;
     logger.warn(
@@ -66,19 +92,40 @@ export async function startGateway(options: { config: GatewayConfig; logger?: Lo
     logger.warn({ host: config.host }, 'this gateway holds UPSTREAM_API_KEY and listens beyond loopback: every caller can use the key');
   }
 
-  const transport = new V1Client({ upstreamUrl, timeoutMs: config.upstreamTimeoutMs });
+  const prometheus = config.metricsPort === undefined ? undefined : createPrometheusMetrics({ legacyMethods: mappings.keys() });
+  const metrics: GatewayMetrics = prometheus ?? noMetrics;
+  const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
+  // A 1000-record v1 page is 1-2 MB: 16 MB is ample, and bounds what one reply can cost in memory.
+  const client = new V1Client({ upstreamUrl, timeoutMs: config.upstreamTimeoutMs, maxBodyBytes: 16 * 1024 * 1024 });
+  // GETs (translated calls and the payment flow's checks) go through the hardening layers; POSTs do not.
+  const transport = hardenTransport(client, { cacheTtlMs: config.cacheTtlMs, metrics, ...(options.now ? { now: options.now } : {}) });
   const passthrough = createPassthrough({ upstreamUrl, upstreamApiKey, timeoutMs: config.upstreamTimeoutMs });
-  let draining = false;
-  const payment = paymentRoute({
+  const servePayment = paymentRoute({
     mapping: paymentMapping,
     transport,
-    writer: transport,
+    writer: client,
     idempotency: new IdempotencyStore(),
     upstreamApiKey,
     logger,
+    holdUntilDone: (work) => void lifecycle.holdUntilDone(work),
+    onPaymentCode: (code) => metrics.paymentCompleted(code),
   });
+  // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
+  const recorder = config.recordFile
+    ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
+    : undefined;
   const listener = createApp({
-    payment,
+    ...(recorder ? { recorder: recorder.middleware } : {}),
+    // A payment in flight is never cut off by the shutdown deadline: it always answers.
+    payment: (req, res) => {
+      lifecycle.mustFinish(req);
+      servePayment(req, res);
+    },
+    metrics,
+    lifecycle,
+    ...(config.cacheTtlMs > 0
+      ? { replyCache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(options.now ? { now: options.now } : {}) }), onReplyCacheHit: () => metrics.cacheEvent('hit') }
+      : {}),
     mappings,
     transport,
     passthrough,
@@ -88,18 +135,24 @@ export async function startGateway(options: { config: GatewayConfig; logger?: Lo
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     accountTimezone: config.accountTimezone,
     staticRecords: (setting) => staticData.get(setting),
-    isDraining: () => draining,
+    isDraining: () => lifecycle.draining(),
   });
 
   const server = http.createServer(
     {
       // Timeouts for a proxy facing the internet: slow senders cannot hold sockets for ever.
-      headersTimeout: 20_000,
+      headersTimeout: 15_000,
       requestTimeout: Math.max(60_000, config.upstreamTimeoutMs * 2),
       keepAliveTimeout: 5_000,
+      // How often the two timeouts above are enforced (Node's default, 30 s, lets a slow sender linger).
+      connectionsCheckingInterval: 2_000,
+      maxHeaderSize: 16 * 1024,
     },
     listener,
   );
+  server.maxHeadersCount = 100;
+  // Bounds how long one client can keep a connection busy with a stream of requests.
+  server.maxRequestsPerSocket = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -109,23 +162,45 @@ export async function startGateway(options: { config: GatewayConfig; logger?: Lo
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ host: config.host, port, mappings: mappings.size, upstream: sandbox ? 'sandbox' : 'UPSTREAM_URL' }, 'legacy-gateway listening');
+  let metricsServer: MetricsServer | undefined;
+  if (prometheus && config.metricsPort !== undefined) {
+    try {
+      metricsServer = await startMetricsServer({ registry: prometheus.registry, host: config.host, port: config.metricsPort });
+    } catch (err) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await client.close();
+      await sandbox?.close();
+      throw err;
+    }
+  }
+  logger.info(
+    { host: config.host, port, metricsPort: metricsServer?.port, mappings: mappings.size, upstream: sandbox ? 'sandbox' : 'UPSTREAM_URL' },
+    'legacy-gateway listening',
+  );
 
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
     closing ??= (async () => {
-      draining = true;
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
-      await Promise.race([stopped, deadline]);
-      server.closeAllConnections();
-      passthrough.close();
-      await transport.close();
+      const report = await lifecycle.drain(server);
+      logger.info(report, 'drained');
+      await passthrough.close();
+      await recorder?.close();
+      await client.close();
+      await metricsServer?.close();
       await sandbox?.close();
     })();
     return closing;
   }
 
-  return { url: `http://${host}:${port}`, port, upstreamUrl, server, logger, close, draining: () => draining };
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    upstreamUrl,
+    server,
+    logger,
+    close,
+    draining: () => lifecycle.draining(),
+    lifecycle,
+    metricsUrl: metricsServer?.url,
+  };
 }

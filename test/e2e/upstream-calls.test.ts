@@ -9,7 +9,8 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  gateway = await startTestGateway({ UPSTREAM_URL: upstream.url, UPSTREAM_API_KEY: 'operator-key' });
+  // Cache off: every test here asserts the exact calls made (the cache has its own tests).
+  gateway = await startTestGateway({ UPSTREAM_URL: upstream.url, UPSTREAM_API_KEY: 'operator-key', CACHE_TTL_MS: '0' });
 });
 afterAll(async () => {
   await gateway.close();

@@ -1,0 +1,37 @@
+// Puts the hardening layers around the v1 client, in the one order that makes sense:
+//   cache -> single-flight -> retry -> metrics -> client
+// A cache hit makes no call; concurrent misses share one call; that call retries on its own; each
+// attempt is counted. With CACHE_TTL_MS=0 the cache layer is left out entirely (single-flight stays).
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { withUpstreamMetrics } from './metered.js';
+import { DEFAULT_CACHE_LIMITS, withResponseCache } from './response-cache.js';
+import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
+import { withSingleFlight } from './single-flight.js';
+import type { V1Transport } from './v1-client.js';
+
+export interface HardeningOptions {
+  /** CACHE_TTL_MS: the TTL of requests that name none; 0 turns the cache off. */
+  cacheTtlMs: number;
+  metrics: GatewayMetrics;
+  retryPolicy?: RetryPolicy;
+  cacheLimits?: { maxEntries: number; maxBytes: number; staleWindowMs: number };
+  now?: () => number;
+  random?: () => number;
+}
+
+export function hardenTransport(client: V1Transport, options: HardeningOptions): V1Transport {
+  const metered = withUpstreamMetrics(client, (outcome) => options.metrics.upstreamCall(outcome));
+  const retried = withRetry(metered, {
+    policy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
+    onRetry: () => options.metrics.retried(),
+    ...(options.random ? { random: options.random } : {}),
+  });
+  const shared = withSingleFlight(retried);
+  if (options.cacheTtlMs <= 0) return shared;
+  return withResponseCache(shared, {
+    defaultTtlMs: options.cacheTtlMs,
+    ...(options.cacheLimits ?? DEFAULT_CACHE_LIMITS),
+    onEvent: (event) => options.metrics.cacheEvent(event),
+    ...(options.now ? { now: options.now } : {}),
+  });
+}
