@@ -1,15 +1,16 @@
 // The payment checks that need no upstream call (codes 1, 0 and 3, in that order), on the legacy fields
-// as received. Pure. A message names the offending fields, never a value (some are secrets).
-import type { PaymentMapping } from './payment-mapping.js';
+// as received, with zod schemas built once per payment mapping. Pure. A message names the offending
+// fields, never a value (some are secrets).
+import { z } from 'zod';
 import { fill } from './messages.js';
+import type { PaymentMapping } from './payment-mapping.js';
 
 export type LegacyFields = Readonly<Record<string, string>>;
 
 export type LocalCheck = { ok: true } | { ok: false; code: 0 | 1 | 3; message: string };
 
+const ALWAYS_REQUIRED = ['revenue_amount', 'send_email'];
 const NEW_CLIENT_REQUIRED = ['first_name', 'last_name', 'state', 'country', 'status'];
-const ID_FIELDS = ['client_id', 'service_id', 'qb_customer_id'];
-const DATE_FIELDS = ['inactive_date'];
 /** A plain decimal: digits, optionally a point and one or two decimals (no "1,000.00", "$5", "5."). */
 const PLAIN_DECIMAL = /^\d{1,12}(?:\.\d{1,2})?$/;
 const WHOLE = /^\d{1,15}$/;
@@ -25,30 +26,81 @@ function isCalendarDate(text: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
-export function checkLocally(fields: LegacyFields, mapping: PaymentMapping): LocalCheck {
-  const newClient = !present(fields, 'client_id');
-  const missing = ['revenue_amount', 'send_email', ...(newClient ? NEW_CLIENT_REQUIRED : [])].filter((f) => !present(fields, f));
-  if (missing.length > 0) return { ok: false, code: 1, message: fill(mapping.messages.missing, { fields: missing.join(', ') }) };
+/** An optional field: absent or empty passes; otherwise `rule` decides. */
+const optional = (rule: z.ZodType<string>) => z.union([z.literal(''), rule]).optional();
 
-  const invalid: string[] = [];
-  if (!PLAIN_DECIMAL.test(fields.revenue_amount!) || Number(fields.revenue_amount) <= 0) invalid.push('revenue_amount');
-  if (fields.send_email !== '0' && fields.send_email !== '1') invalid.push('send_email');
-  for (const f of ID_FIELDS) if (present(fields, f) && !WHOLE.test(fields[f]!)) invalid.push(f);
+const required = (names: readonly string[]) => z.object(Object.fromEntries(names.map((n) => [n, z.string().min(1)])));
+
+function formatSchema(mapping: PaymentMapping, newClient: boolean) {
+  const shape: Record<string, z.ZodType> = {
+    revenue_amount: z.string().regex(PLAIN_DECIMAL).refine((v) => Number(v) > 0),
+    send_email: z.enum(['0', '1']),
+    client_id: optional(z.string().regex(WHOLE)),
+    service_id: optional(z.string().regex(WHOLE)),
+    qb_customer_id: optional(z.string().regex(WHOLE)),
+  };
   if (newClient) {
-    for (const f of DATE_FIELDS) if (present(fields, f) && !isCalendarDate(fields[f]!)) invalid.push(f);
-    if (!mapping.clientStatuses.includes(fields.status!)) invalid.push('status');
+    shape.inactive_date = optional(z.string().refine(isCalendarDate));
+    shape.status = z.enum(mapping.clientStatuses as [string, ...string[]]);
+  }
+  return z.object(shape);
+}
+
+/** A new client's weekly availability: per day both times or neither, HH:MM, the end after the start. */
+function availabilitySchema(mapping: PaymentMapping) {
+  return z.record(z.string(), z.string()).superRefine((fields, ctx) => {
     for (const day of mapping.newClient.availability.days) {
       const from = fields[day.from] ?? '';
       const to = fields[day.to] ?? '';
       if (from === '' && to === '') continue;
-      if (!HOUR_MINUTE.test(from)) invalid.push(day.from);
-      if (!HOUR_MINUTE.test(to) || (HOUR_MINUTE.test(from) && to <= from)) invalid.push(day.to);
+      if (!HOUR_MINUTE.test(from)) ctx.addIssue({ code: 'custom', path: [day.from], message: 'HH:MM' });
+      if (!HOUR_MINUTE.test(to) || (HOUR_MINUTE.test(from) && to <= from)) ctx.addIssue({ code: 'custom', path: [day.to], message: 'HH:MM after the start' });
     }
-  }
-  if (invalid.length > 0) return { ok: false, code: 0, message: fill(mapping.messages.invalid, { fields: invalid.join(', ') }) };
+  });
+}
 
-  if (present(fields, 'password') && fields.password !== (fields.password2 ?? '')) {
-    return { ok: false, code: 3, message: mapping.messages.passwordsDiffer };
+/** The names of the fields zod found fault with, once each, in the order of the schema. */
+function fieldNames(error: z.ZodError): string[] {
+  return [...new Set(error.issues.map((i) => String(i.path[0] ?? 'body')))];
+}
+
+export interface LocalChecker {
+  check(fields: LegacyFields): LocalCheck;
+}
+
+/** Builds the checks for one payment mapping (once, at start-up). */
+export function localChecker(mapping: PaymentMapping): LocalChecker {
+  const schemas = {
+    existing: { required: required(ALWAYS_REQUIRED), format: [formatSchema(mapping, false)] },
+    // Two schemas, both always run, so one message names every malformed field.
+    newClient: { required: required([...ALWAYS_REQUIRED, ...NEW_CLIENT_REQUIRED]), format: [formatSchema(mapping, true), availabilitySchema(mapping)] },
+  };
+  return {
+    check(fields) {
+      const { required: presence, format } = present(fields, 'client_id') ? schemas.existing : schemas.newClient;
+      const missing = presence.safeParse(fields);
+      if (!missing.success) return { ok: false, code: 1, message: fill(mapping.messages.missing, { fields: fieldNames(missing.error).join(', ') }) };
+      const invalid = format.flatMap((schema) => {
+        const result = schema.safeParse(fields);
+        return result.success ? [] : fieldNames(result.error);
+      });
+      if (invalid.length > 0) return { ok: false, code: 0, message: fill(mapping.messages.invalid, { fields: invalid.join(', ') }) };
+      if (present(fields, 'password') && fields.password !== (fields.password2 ?? '')) {
+        return { ok: false, code: 3, message: mapping.messages.passwordsDiffer };
+      }
+      return { ok: true };
+    },
+  };
+}
+
+// Mappings are loaded once; so is each one's checker.
+const checkers = new WeakMap<PaymentMapping, LocalChecker>();
+
+export function checkLocally(fields: LegacyFields, mapping: PaymentMapping): LocalCheck {
+  let checker = checkers.get(mapping);
+  if (!checker) {
+    checker = localChecker(mapping);
+    checkers.set(mapping, checker);
   }
-  return { ok: true };
+  return checker.check(fields);
 }
