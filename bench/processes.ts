@@ -12,6 +12,8 @@ export interface BenchProcess {
   child: ChildProcess;
   /** Peak resident set size so far, in MB (undefined where /proc is not available). */
   peakRssMb(): number | undefined;
+  /** CPU time (user + system) used so far, in seconds (undefined where /proc is not available). */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -21,6 +23,21 @@ export function peakRssMb(pid: number | undefined): number | undefined {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
     return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux the bench runs on (USER_HZ). */
+const USER_HZ = 100;
+
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
   } catch {
     return undefined;
   }
@@ -37,6 +54,7 @@ function wrap(name: string, child: ChildProcess, port: number): BenchProcess {
     url: `http://127.0.0.1:${port}`,
     child,
     peakRssMb: () => peakRssMb(child.pid),
+    cpuSeconds: () => cpuSeconds(child.pid),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

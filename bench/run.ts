@@ -43,6 +43,8 @@ interface Measured {
   p50: number;
   p99: number;
   rssMb: number | undefined;
+  /** CPU time the measured server spent per request (user + system), in microseconds. */
+  cpuUsPerRequest: number | undefined;
   errors: number;
 }
 
@@ -55,8 +57,11 @@ async function load(url: string, seconds: number, requests?: Request[]): Promise
 async function measure(target: string, server: BenchProcess, urlPath: string, requests?: Request[]): Promise<Measured> {
   const url = `${server.url}${urlPath}`;
   if (WARMUP_S > 0) await load(url, WARMUP_S, requests);
+  const cpuBefore = server.cpuSeconds();
   const r = await load(url, DURATION_S, requests);
+  const cpuAfter = server.cpuSeconds();
   const m: Measured = {
+    cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined || r.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests.total,
     target,
     rps: r.requests.average,
     p50: r.latency.p50,
@@ -97,8 +102,16 @@ async function withGateway<T>(name: string, upstream: string, nodeArgs: string[]
 }
 
 function table(rows: Measured[]): string {
-  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'errors'];
-  const body = rows.map((r) => [r.target, r.rps.toFixed(0), String(r.p50), String(r.p99), r.rssMb === undefined ? 'n/a' : r.rssMb.toFixed(0), String(r.errors)]);
+  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU us/req', 'errors'];
+  const body = rows.map((r) => [
+    r.target,
+    r.rps.toFixed(0),
+    String(r.p50),
+    String(r.p99),
+    r.rssMb === undefined ? 'n/a' : r.rssMb.toFixed(0),
+    r.cpuUsPerRequest === undefined ? 'n/a' : r.cpuUsPerRequest.toFixed(0),
+    String(r.errors),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
@@ -207,6 +220,14 @@ async function main(): Promise<void> {
     for (const [name, value, goal] of checks) {
       const verdict = goal === 0 ? '' : value >= goal ? `  (>= ${goal}x: met)` : `  (>= ${goal}x: MISSED)`;
       console.log(`${name.padEnd(42)} ${value.toFixed(2)}x${verdict}`);
+    }
+    // On 2 cores the load generator and the fake upstream compete with the proxy for CPU, so req/s of a
+    // proxy is capped by the machine; CPU spent per request by the proxy process alone is the fairer cost.
+    const cpu = (t: string) => get(t).cpuUsPerRequest;
+    const bareCpu = cpu('bare express+HPM passthrough');
+    const gatewayCpu = cpu('gateway passthrough');
+    if (bareCpu !== undefined && gatewayCpu !== undefined && gatewayCpu > 0) {
+      console.log(`${'passthrough CPU per request: bare / gateway'.padEnd(42)} ${(bareCpu / gatewayCpu).toFixed(2)}x  (${bareCpu.toFixed(0)} vs ${gatewayCpu.toFixed(0)} us)`);
     }
     const gatewayPeak = Math.max(...rows.filter((r) => r.target.startsWith('gateway')).map((r) => r.rssMb ?? 0));
     console.log(`${'gateway peak RSS (worst target)'.padEnd(42)} ${gatewayPeak.toFixed(0)} MB  (<= 150 MB: ${gatewayPeak <= 150 ? 'met' : 'MISSED'})`);
