@@ -75,9 +75,17 @@ export function createApp(deps: AppDeps): RequestListener {
 
   const httpLogger = createHttpLogger(deps.logger);
 
+  /** `healthz` or `readyz` when the request is for one of the gateway's own routes (a query string allowed). */
+  const ownRoute = (req: IncomingMessage): 'healthz' | 'readyz' | undefined => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    return path === '/healthz' ? 'healthz' : path === '/readyz' ? 'readyz' : undefined;
+  };
+
   const isGatewayRoute = (req: IncomingMessage): boolean => {
     const url = req.url ?? '/';
-    if (url === '/healthz' || url === '/readyz') return true;
+    if (ownRoute(req)) return true;
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const target = legacyTarget(url);
     return target !== undefined && deps.mappings.has(target.method);
@@ -90,7 +98,8 @@ export function createApp(deps: AppDeps): RequestListener {
     // The metric label is the name the route gives the request (never its path).
     observeRequest(metrics, req, res, () => ctx.legacyMethod ?? 'other');
     httpLogger(req, res);
-    if (req.url === '/healthz' || req.url === '/readyz') ctx.legacyMethod = req.url.slice(1);
+    const own = ownRoute(req);
+    if (own) ctx.legacyMethod = own;
     const route = isPaymentCall(req) ? 'payment' : isGatewayRoute(req) ? 'gateway' : 'passthrough';
     // The payment route enforces its own body limit while reading, and answers it in the payment shape.
     const bodyLimit = { payment: Number.POSITIVE_INFINITY, gateway: REQUEST_LIMITS.gatewayBodyBytes, passthrough: REQUEST_LIMITS.passthroughBodyBytes }[route];
@@ -102,7 +111,7 @@ export function createApp(deps: AppDeps): RequestListener {
     if (route === 'payment') {
       if (deps.recorder) app(req, res);
       else deps.payment(req, res);
-    } else if (route === 'gateway' && !deps.recorder && req.url !== '/healthz' && req.url !== '/readyz') {
+    } else if (route === 'gateway' && !deps.recorder && !own) {
       // A mapped legacy GET needs nothing from express (only the recorder is express middleware): the
       // route is called directly, which saves express's routing on the busiest path.
       serveLegacy(req, res, () => app(req, res)).catch((err: unknown) => sendLegacyError(req, res, err));

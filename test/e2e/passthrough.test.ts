@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
+import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
 let upstream: RecordingUpstream;
 let gateway: TestGateway;
@@ -48,6 +48,16 @@ describe('passthrough', () => {
       expect(upstream.received[0]!.headers).toMatchObject({ 'x-custom': 'kept', 'x-api-key': 'operator-key' });
     },
   );
+
+  it('answers /healthz and /readyz itself, with or without a query string', async () => {
+    upstream.handle((_req, res) => json(res, 200, v1List([])));
+    for (const path of ['/healthz', '/healthz?probe=lb', '/readyz?x=1']) {
+      const reply = await request({ path });
+      expect(reply.status).toBe(200);
+    }
+    // /readyz probes the upstream's /api/v1 (any answer means reachable); /healthz reaches nothing.
+    expect(upstream.received.every((r) => r.url === '/api/v1')).toBe(true);
+  });
 
   it('passes an upstream error reply through as it is (a 410 for an unmapped legacy URL)', async () => {
     upstream.handle((_req, res) => json(res, 410, { error: { code: 'gone', message: 'use /api/v1/' } }));
