@@ -7,10 +7,9 @@ import { runMapping, type LegacyCall } from '../mapping/run.js';
 import { API_KEY_PARAM, apiKeyOf } from '../upstream/api-key.js';
 import { cacheStateOf, freshUntilOf } from '../upstream/response-cache.js';
 import type { V1Transport } from '../upstream/v1-client.js';
-import { GatewayError } from '../errors.js';
 import { sendLegacyError } from './error-reply.js';
 import { replyKey, type ReplyCache } from './reply-cache.js';
-import { contextOf } from './request-context.js';
+import { contextOf, failureOutcome, noteUpstreamCall } from './request-context.js';
 
 export interface LegacyRouteDeps {
   mappings: MappingSet;
@@ -76,15 +75,14 @@ export function legacyRoute(deps: LegacyRouteDeps) {
             const cache = cacheStateOf(reply);
             freshUntil = Math.min(freshUntil, freshUntilOf(reply) ?? Number.NEGATIVE_INFINITY);
             if (cache === undefined) {
-              ctx.upstream.push({ path: v1Call.path, outcome: reply.status, ms: Math.round(performance.now() - started) });
+              noteUpstreamCall(ctx, v1Call.path, started, reply.status);
             } else {
               ctx.cacheHits++;
               stale ||= cache === 'stale';
             }
             return reply.body;
           } catch (err) {
-            const outcome = err instanceof GatewayError ? (err.code === 'LGW_UPSTREAM_ERROR' ? err.status : err.code) : 'error';
-            ctx.upstream.push({ path: v1Call.path, outcome, ms: Math.round(performance.now() - started) });
+            noteUpstreamCall(ctx, v1Call.path, started, failureOutcome(err));
             throw err;
           }
         },

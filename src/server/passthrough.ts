@@ -15,7 +15,7 @@ import { GatewayError } from '../errors.js';
 import { apiKeyOf, withoutApiKeyParam } from '../upstream/api-key.js';
 import { sendLegacyError } from './error-reply.js';
 import { hopByHopNames } from './hop-by-hop.js';
-import { contextOf } from './request-context.js';
+import { contextOf, noteUpstreamCall } from './request-context.js';
 import { REQUEST_LIMITS, tooLarge } from './request-guard.js';
 
 export interface PassthroughOptions {
@@ -153,7 +153,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
         // destroyed (caller gone); before that, the wait is bounded by the upstream timeout.
         { method: req.method ?? 'GET', path: `${pathPrefix}${path}`, headers, body },
         ({ statusCode, headers: upstreamReply }) => {
-          ctx.upstream.push({ path: pathOf(path), outcome: statusCode, ms: Math.round(performance.now() - started) });
+          noteUpstreamCall(ctx, pathOf(path), started, statusCode);
           res.writeHead(statusCode, replyHeaders(upstreamReply as IncomingHttpHeaders));
           return res;
         },
@@ -165,7 +165,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
           return;
         }
         const error = oversized ? tooLarge(maxBodyBytes) : failure(err);
-        ctx.upstream.push({ path: pathOf(path), outcome: error.code, ms: Math.round(performance.now() - started) });
+        noteUpstreamCall(ctx, pathOf(path), started, error.code);
         if (error.status === 413) {
           // The rest of the upload is not worth reading: answer, then close the connection.
           res.setHeader('connection', 'close');

@@ -4,7 +4,6 @@
 // writer, once. The fields are never logged; the log line carries the code only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { GatewayError } from '../errors.js';
 import { runPaymentFlow, type PaymentPorts } from '../payment/flow.js';
 import type { IdempotencyStore } from '../payment/idempotency.js';
 import { fill } from '../payment/messages.js';
@@ -14,7 +13,7 @@ import { API_KEY_PARAM, apiKeyOf } from '../upstream/api-key.js';
 import type { V1Transport, V1Writer } from '../upstream/v1-client.js';
 import { writeJson } from './legacy-route.js';
 import { readPaymentBody } from './payment-body.js';
-import { contextOf } from './request-context.js';
+import { contextOf, failureOutcome, noteUpstreamCall } from './request-context.js';
 
 export interface PaymentRouteDeps {
   mapping: PaymentMapping;
@@ -80,11 +79,10 @@ export function paymentRoute(deps: PaymentRouteDeps) {
       const started = performance.now();
       try {
         const out = await call();
-        ctx.upstream.push({ path, outcome: out.status, ms: Math.round(performance.now() - started) });
+        noteUpstreamCall(ctx, path, started, out.status);
         return out.body;
       } catch (err) {
-        const outcome = err instanceof GatewayError ? (err.code === 'LGW_UPSTREAM_ERROR' ? err.status : err.code) : 'error';
-        ctx.upstream.push({ path, outcome, ms: Math.round(performance.now() - started) });
+        noteUpstreamCall(ctx, path, started, failureOutcome(err));
         throw err;
       }
     };

@@ -1,6 +1,7 @@
 // What the gateway learns about one request while serving it (legacy method, upstream calls, cache hits),
 // kept beside the request for the one log line written when the reply is finished.
 import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../errors.js';
 
 export interface UpstreamCallNote {
   path: string;
@@ -27,4 +28,15 @@ export function contextOf(req: IncomingMessage): RequestContext {
     contexts.set(req, ctx);
   }
   return ctx;
+}
+
+/** Notes one upstream call for the log line: its v1 path, outcome and duration since `started`. */
+export function noteUpstreamCall(ctx: RequestContext, path: string, started: number, outcome: number | string): void {
+  ctx.upstream.push({ path, outcome, ms: Math.round(performance.now() - started) });
+}
+
+/** How a failed upstream call is named in the log: v1's HTTP status, else the gateway error code. */
+export function failureOutcome(err: unknown): number | string {
+  if (!(err instanceof GatewayError)) return 'error';
+  return err.code === 'LGW_UPSTREAM_ERROR' ? err.status : err.code;
 }
