@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';
 import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { fetchReply, type Reply } from './fetch-reply.js';
 
 export interface TestGateway extends RunningGateway {
   /** Every log line written so far, raw. */
@@ -24,14 +25,6 @@ export async function startTestGateway(env: Record<string, string | undefined> =
 }
 
 /** GET and read the reply as text (exact bytes matter) and as parsed JSON. */
-export async function get(base: string, path: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, { headers });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, body };
+export function get(base: string, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return fetchReply(`${base}${path}`, { headers });
 }

@@ -1,31 +1,17 @@
 // Starts a sandbox on a loopback ephemeral port for one test file and talks to it over real HTTP.
 import { afterAll, beforeAll } from 'vitest';
 import { SANDBOX_KEYS, startSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
 
 export const PRIMARY = { 'X-API-KEY': SANDBOX_KEYS.primary };
 export const SECONDARY = { 'X-API-KEY': SANDBOX_KEYS.secondary };
 
 export type RunningTestSandbox = Awaited<ReturnType<typeof startSandbox>>;
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  /** The body exactly as sent: key order matters. */
-  text: string;
-  /** Parsed JSON, or undefined when the body is not JSON. */
-  body: unknown;
-}
+export type { Reply };
 
-export async function call(base: string, path: string, init: RequestInit = {}): Promise<Reply> {
-  const res = await fetch(`${base}${path}`, init);
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, body };
+export function call(base: string, path: string, init: RequestInit = {}): Promise<Reply> {
+  return fetchReply(`${base}${path}`, init);
 }
 
 export function postJson(base: string, path: string, body: unknown, headers: Record<string, string> = PRIMARY): Promise<Reply> {
