@@ -20,6 +20,7 @@ import type { ReplyCache } from './reply-cache.js';
 import { contextOf } from './request-context.js';
 import { REQUEST_LIMITS, requestProblem } from './request-guard.js';
 import { isPaymentCall } from './payment-route.js';
+import { splitTarget } from './request-target.js';
 
 export interface AppDeps {
   mappings: MappingSet;
@@ -77,9 +78,7 @@ export function createApp(deps: AppDeps): RequestListener {
 
   /** `healthz` or `readyz` when the request is for one of the gateway's own routes (a query string allowed). */
   const ownRoute = (req: IncomingMessage): 'healthz' | 'readyz' | undefined => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+    const { path } = splitTarget(req.url);
     return path === '/healthz' ? 'healthz' : path === '/readyz' ? 'readyz' : undefined;
   };
 

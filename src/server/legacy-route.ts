@@ -10,6 +10,7 @@ import type { V1Transport } from '../upstream/v1-client.js';
 import { sendLegacyError } from './error-reply.js';
 import { replyKey, type ReplyCache } from './reply-cache.js';
 import { contextOf, failureOutcome, noteUpstreamCall } from './request-context.js';
+import { splitTarget } from './request-target.js';
 
 export interface LegacyRouteDeps {
   mappings: MappingSet;
@@ -25,14 +26,13 @@ export interface LegacyRouteDeps {
 
 /** `/api/{method}/{segments...}` split from the raw URL (no percent-decoding: legacy segments are plain). */
 export function legacyTarget(url: string): { method: string; segments: string[]; search: string } | undefined {
-  const q = url.indexOf('?');
-  const pathname = q < 0 ? url : url.slice(0, q);
-  const match = /^\/api\/([a-z][a-z0-9_]*)(\/.*)?$/.exec(pathname);
+  const { path, search } = splitTarget(url);
+  const match = /^\/api\/([a-z][a-z0-9_]*)(\/.*)?$/.exec(path);
   if (!match) return undefined;
   const rest = (match[2] ?? '').split('/').slice(1);
   // `/api/clients/0/5/` and `/api/clients/` are read as if the trailing slash were absent.
   while (rest.length > 0 && rest[rest.length - 1] === '') rest.pop();
-  return { method: match[1]!, segments: rest, search: q < 0 ? '' : url.slice(q + 1) };
+  return { method: match[1]!, segments: rest, search };
 }
 
 /** A request as the route reads it: plain node:http, with express's originalUrl when express routed it. */

@@ -17,6 +17,7 @@ import { sendLegacyError } from './error-reply.js';
 import { hopByHopNames } from './hop-by-hop.js';
 import { contextOf, noteUpstreamCall } from './request-context.js';
 import { REQUEST_LIMITS, tooLarge } from './request-guard.js';
+import { splitTarget } from './request-target.js';
 
 export interface PassthroughOptions {
   upstreamUrl: string;
@@ -56,15 +57,6 @@ function limited(req: IncomingMessage, limit: number): Readable {
   return req.pipe(counter);
 }
 
-function searchOf(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? '' : url.slice(q + 1);
-}
-
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
-}
 
 function appendHeader(headers: IncomingHttpHeaders, name: string, value: string): string {
   const prior = headers[name];
@@ -125,11 +117,11 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     const started = performance.now();
     const url = req.url ?? '/';
     // The key must not travel on in the URL (DESIGN: Key); apiKeyOf reads it before it is removed.
-    const search = searchOf(url);
+    const { path: urlPath, search } = splitTarget(url);
     const params = search === '' ? [] : [...new URLSearchParams(search)];
     const key = apiKeyOf(req.headers, params, options.upstreamApiKey);
     const cleaned = search === '' ? '' : withoutApiKeyParam(`?${search}`);
-    const path = search === '' || cleaned === `?${search}` ? url : `${pathOf(url)}${cleaned}`;
+    const path = search === '' || cleaned === `?${search}` ? url : `${urlPath}${cleaned}`;
 
     const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
     let oversized = false;
@@ -153,7 +145,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
         // destroyed (caller gone); before that, the wait is bounded by the upstream timeout.
         { method: req.method ?? 'GET', path: `${pathPrefix}${path}`, headers, body },
         ({ statusCode, headers: upstreamReply }) => {
-          noteUpstreamCall(ctx, pathOf(path), started, statusCode);
+          noteUpstreamCall(ctx, urlPath, started, statusCode);
           res.writeHead(statusCode, replyHeaders(upstreamReply as IncomingHttpHeaders));
           return res;
         },
@@ -165,7 +157,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
           return;
         }
         const error = oversized ? tooLarge(maxBodyBytes) : failure(err);
-        noteUpstreamCall(ctx, pathOf(path), started, error.code);
+        noteUpstreamCall(ctx, urlPath, started, error.code);
         if (error.status === 413) {
           // The rest of the upload is not worth reading: answer, then close the connection.
           res.setHeader('connection', 'close');

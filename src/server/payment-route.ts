@@ -14,6 +14,7 @@ import type { V1Transport, V1Writer } from '../upstream/v1-client.js';
 import { writeJson } from './legacy-route.js';
 import { readPaymentBody } from './payment-body.js';
 import { contextOf, failureOutcome, noteUpstreamCall } from './request-context.js';
+import { splitTarget } from './request-target.js';
 
 export interface PaymentRouteDeps {
   mapping: PaymentMapping;
@@ -33,9 +34,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function isPaymentCall(req: IncomingMessage): boolean {
   if (req.method !== 'POST') return false;
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
+  const { path } = splitTarget(req.url);
   return path === '/api/payment' || path === '/api/payment/';
 }
 
@@ -68,8 +67,7 @@ export function paymentRoute(deps: PaymentRouteDeps) {
 
     // The recorder (RECORD_FILE) reads the fields from here when the reply is written; it redacts secrets.
     (req as { body?: unknown }).body = body.fields;
-    const q = (req.url ?? '').indexOf('?');
-    const params = [...new URLSearchParams(q < 0 ? '' : (req.url ?? '').slice(q + 1))];
+    const params = [...new URLSearchParams(splitTarget(req.url).search)];
     const apiKey = apiKeyOf(req.headers, params, deps.upstreamApiKey);
     const requestId = String(req.id);
     const fields = { ...body.fields };
