@@ -4,7 +4,7 @@
 // attempt is counted. With CACHE_TTL_MS=0 the cache layer is left out entirely (single-flight stays).
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { withUpstreamMetrics } from './metered.js';
-import { DEFAULT_CACHE_LIMITS, withResponseCache } from './response-cache.js';
+import { DEFAULT_CACHE_LIMITS, withResponseCache, type CacheLimits } from './response-cache.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
 import { withSingleFlight } from './single-flight.js';
 import type { V1Transport } from './v1-client.js';
@@ -14,7 +14,7 @@ export interface HardeningOptions {
   cacheTtlMs: number;
   metrics: GatewayMetrics;
   retryPolicy?: RetryPolicy;
-  cacheLimits?: { maxEntries: number; maxBytes: number; staleWindowMs: number };
+  cacheLimits?: CacheLimits;
   now?: () => number;
   random?: () => number;
 }

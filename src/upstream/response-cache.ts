@@ -4,25 +4,42 @@
 // upstream fails with a 429, a 5xx, a connect error or a timeout, a reply stored within the last hour is
 // served instead, marked stale so the route adds `Warning: 110`. It never caches an error, and it must
 // never hand out a reply stored under another key. Replies are shared: callers treat them as read-only.
+// Admission: a key+URL is stored from its second miss on (`storeAfterMisses`), remembered in between by
+// its hash alone. A call made once (a new key's first call, a scanner, a page nobody asks for again) then
+// never evicts what is in use, and never fills the heap with replies that die before they are read
+// again: those are what made memory churn under many one-off keys (bench: meetourteam cold).
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../errors.js';
 import type { CacheEvent } from '../metrics/gateway-metrics.js';
 import { requestKey } from './request-key.js';
 import type { V1GetRequest, V1Json, V1Transport } from './v1-client.js';
 
-export interface ResponseCacheOptions {
+export interface ResponseCacheOptions extends CacheLimits {
   /** TTL of a request that names none (CACHE_TTL_MS). */
   defaultTtlMs: number;
+  now?: () => number;
+  onEvent?: (event: CacheEvent) => void;
+}
+
+export interface CacheLimits {
   maxEntries: number;
   /** Upper bound of the cached replies' approximate JSON size. */
   maxBytes: number;
   /** How old a reply may be and still be served when the upstream fails. */
   staleWindowMs: number;
-  now?: () => number;
-  onEvent?: (event: CacheEvent) => void;
+  /** A key+URL is stored on its Nth miss (1: at once; 2: when asked for a second time). */
+  storeAfterMisses: number;
+  /** How many key+URL hashes waiting for their next miss are remembered (oldest forgotten first). */
+  admissionMemory: number;
 }
 
-export const DEFAULT_CACHE_LIMITS = { maxEntries: 5000, maxBytes: 16 * 1024 * 1024, staleWindowMs: 3600_000 } as const;
+export const DEFAULT_CACHE_LIMITS = {
+  maxEntries: 5000,
+  maxBytes: 16 * 1024 * 1024,
+  staleWindowMs: 3600_000,
+  storeAfterMisses: 2,
+  admissionMemory: 50_000,
+} as const;
 
 /** A reply as the cache hands it out: `cache` says whether it came from the cache, and how;
  * `freshUntil` (clock ms) is when the cached copy of this reply stops being fresh, when one is held. */
@@ -98,6 +115,19 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
     ttl: Math.max(options.staleWindowMs, options.defaultTtlMs),
     ttlAutopurge: false,
   });
+  // Misses counted per key+URL not stored yet: a hash (43 characters) and a small number each.
+  const misses = new LRUCache<string, number>({ max: Math.max(1, options.admissionMemory) });
+  /** Whether this miss is the one on which the reply is stored. */
+  const admits = (key: string): boolean => {
+    if (options.storeAfterMisses <= 1) return true;
+    const seen = (misses.get(key) ?? 0) + 1;
+    if (seen < options.storeAfterMisses) {
+      misses.set(key, seen);
+      return false;
+    }
+    misses.delete(key);
+    return true;
+  };
 
   return {
     async getJson(request: V1GetRequest): Promise<V1Json> {
@@ -124,6 +154,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
         }
         throw err;
       }
+      if (!held && !admits(key)) return reply;
       const bytes = approximateJsonBytes(reply.body);
       if (bytes > options.maxBytes) return reply;
       const storedAt = now();

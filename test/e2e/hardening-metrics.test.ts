@@ -50,6 +50,7 @@ describe('/metrics', () => {
 
   it('counts requests, latency, upstream calls, cache events, retries, payments and requests in flight', async () => {
     await fetchText(`${gateway.url}/api/staffs/0/1`); // miss, upstream ok
+    await fetchText(`${gateway.url}/api/staffs/0/1`); // second miss (now stored), upstream ok
     await fetchText(`${gateway.url}/api/staffs/0/1`); // hit
     await fetchText(`${gateway.url}/api/staff/3`); // 503 retried twice
     await fetchText(`${gateway.url}/api/staffs/x`); // 400, no upstream call
@@ -59,18 +60,18 @@ describe('/metrics', () => {
     await fetchText(`${gateway.url}/api/payment`, { method: 'POST', body: new URLSearchParams({ revenue_amount: '1.00' }) });
 
     const text = await scrape();
-    expect(sample(text, 'legacy_gateway_requests_total{method="staffs",status="200"}')).toBe(2);
+    expect(sample(text, 'legacy_gateway_requests_total{method="staffs",status="200"}')).toBe(3);
     expect(sample(text, 'legacy_gateway_requests_total{method="staffs",status="400"}')).toBe(1);
     expect(sample(text, 'legacy_gateway_requests_total{method="staff",status="503"}')).toBe(1);
     expect(sample(text, 'legacy_gateway_requests_total{method="passthrough",status="200"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'legacy_gateway_requests_total{method="healthz",status="200"}')).toBe(1);
     expect(sample(text, 'legacy_gateway_requests_total{method="payment",status="200"}')).toBe(2);
-    expect(sample(text, 'legacy_gateway_request_duration_seconds_count{method="staffs"}')).toBe(3);
+    expect(sample(text, 'legacy_gateway_request_duration_seconds_count{method="staffs"}')).toBe(4);
     expect(text).toMatch(/^legacy_gateway_request_duration_seconds_bucket\{le="0\.005",method="staffs"\} \d+$/m);
-    expect(sample(text, 'legacy_gateway_upstream_requests_total{outcome="ok"}')).toBe(2);
+    expect(sample(text, 'legacy_gateway_upstream_requests_total{outcome="ok"}')).toBe(3);
     expect(sample(text, 'legacy_gateway_upstream_requests_total{outcome="server_error"}')).toBe(3);
     expect(sample(text, 'legacy_gateway_cache_events_total{event="hit"}')).toBe(1);
-    expect(sample(text, 'legacy_gateway_cache_events_total{event="miss"}')).toBe(2);
+    expect(sample(text, 'legacy_gateway_cache_events_total{event="miss"}')).toBe(3);
     expect(sample(text, 'legacy_gateway_cache_events_total{event="stale"}')).toBe(0);
     expect(sample(text, 'legacy_gateway_retries_total')).toBe(2);
     expect(sample(text, 'legacy_gateway_payments_total{code="12"}')).toBe(1);

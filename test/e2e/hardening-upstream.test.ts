@@ -33,37 +33,46 @@ beforeEach(() => {
   staffByKey();
 });
 
+/** A key+URL is stored on its second miss (admission): two calls, and the next one is a hit. */
+async function storeInCache(url: string, init?: RequestInit): Promise<Awaited<ReturnType<typeof fetchText>>> {
+  await fetchText(url, init);
+  return fetchText(url, init);
+}
+
 const firstName = (text: string) => (JSON.parse(text) as { response: Array<{ first_name: string }> }).response[0]!.first_name;
 
 describe('response cache', () => {
   it('is never shared between two keys', async () => {
     const asA = () => fetchText(`${gateway.url}/api/staffs/0/5`, { headers: { 'x-api-key': 'key-a' } });
     const asB = () => fetchText(`${gateway.url}/api/staffs/0/5?api_key=key-b`);
-    expect(firstName((await asA()).text)).toBe('for key-a');
-    expect(firstName((await asB()).text)).toBe('for key-b');
-    expect(firstName((await asA()).text)).toBe('for key-a');
-    expect(firstName((await asB()).text)).toBe('for key-b');
-    expect(upstream.received.map((r) => r.headers['x-api-key'])).toEqual(['key-a', 'key-b']);
+    for (let round = 0; round < 3; round++) {
+      expect(firstName((await asA()).text)).toBe('for key-a');
+      expect(firstName((await asB()).text)).toBe('for key-b');
+    }
+    // Two misses each (stored on the second), then each key's own hit.
+    expect(upstream.received.map((r) => r.headers['x-api-key'])).toEqual(['key-a', 'key-b', 'key-a', 'key-b']);
   });
 
-  it('serves a repeated call from the cache within CACHE_TTL_MS, then asks again', async () => {
+  it('stores a call from its second miss, serves it from the cache within CACHE_TTL_MS, then asks again', async () => {
     const path = `${gateway.url}/api/staffs/1/5`;
     const first = await fetchText(path);
     const second = await fetchText(path);
-    expect(second.text).toBe(first.text);
-    expect(upstream.received).toHaveLength(1);
+    expect(upstream.received).toHaveLength(2);
+    const third = await fetchText(path);
+    expect([second.text, third.text]).toEqual([first.text, first.text]);
+    expect(upstream.received).toHaveLength(2);
     gateway.advance(30_001);
     await fetchText(path);
-    expect(upstream.received).toHaveLength(2);
+    expect(upstream.received).toHaveLength(3);
   });
 
   it('keeps a team listing for its mapping cacheTtlMs (longer than the default)', async () => {
     upstream.handle((_req, res) => json(res, 200, v1List([{ object: 'practitioner', id: 1, first_name: 'Ann', priority: 1 }])));
-    await fetchText(`${gateway.url}/api/meetourteam/0/5`);
+    await storeInCache(`${gateway.url}/api/meetourteam/0/5`);
     gateway.advance(120_000);
     const again = await fetchText(`${gateway.url}/api/meetourteam/0/5`);
     expect(again.status).toBe(200);
-    expect(upstream.received).toHaveLength(1);
+    expect(upstream.received).toHaveLength(2);
   });
 
   it('keeps each call its own reply: two cuts of one cached team listing differ, from one v1 call', async () => {
@@ -71,13 +80,14 @@ describe('response cache', () => {
       json(res, 200, v1List([{ object: 'practitioner', id: 1, first_name: 'Bo', priority: 2 }, { object: 'practitioner', id: 2, first_name: 'Al', priority: 1 }])),
     );
     const asTeamKey = { headers: { 'x-api-key': 'team-key' } };
+    // The two cuts share one v1 listing, stored on its second miss (the second cut).
     const first = await fetchText(`${gateway.url}/api/meetourteam/0/1`, asTeamKey);
     const second = await fetchText(`${gateway.url}/api/meetourteam/1/1`, asTeamKey);
     const again = await fetchText(`${gateway.url}/api/meetourteam/0/1`, asTeamKey);
     expect(firstName(first.text)).toBe('Al');
     expect(firstName(second.text)).toBe('Bo');
     expect(again.text).toBe(first.text);
-    expect(upstream.received).toHaveLength(1);
+    expect(upstream.received).toHaveLength(2);
     expect(gateway.logs.filter((l) => l.includes('"legacyMethod":"meetourteam"')).at(-1)).toContain('"cacheHits":1');
   });
 
@@ -95,7 +105,7 @@ describe('stale-if-error', () => {
     ['a 429', 429, 1],
   ])('serves the last good reply with a Warning on %s', async (_name, status, attempts) => {
     const path = `${gateway.url}/api/staffs/${status}/5`;
-    const good = await fetchText(path);
+    const good = await storeInCache(path);
     gateway.advance(31_000);
     upstream.received.length = 0;
     upstream.handle((_req, res) => json(res, status, { error: { code: 'x', message: 'failing' } }, { 'retry-after': '0' }));
@@ -108,7 +118,7 @@ describe('stale-if-error', () => {
 
   it('serves it on a timeout too', async () => {
     const path = `${gateway.url}/api/staffs/7/5`;
-    const good = await fetchText(path);
+    const good = await storeInCache(path);
     gateway.advance(31_000);
     upstream.handle(() => undefined);
     const stale = await fetchText(path);
@@ -117,7 +127,7 @@ describe('stale-if-error', () => {
 
   it('does not serve a reply older than an hour', async () => {
     const path = `${gateway.url}/api/staffs/8/5`;
-    await fetchText(path);
+    await storeInCache(path);
     gateway.advance(3_600_001);
     upstream.handle((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'Hourly limit reached.' } }, { 'retry-after': '1200' }));
     const reply = await fetchText(path);
@@ -138,7 +148,7 @@ describe('stale-if-error', () => {
   it('never answers a 4xx from a stale reply', async () => {
     const path = `${gateway.url}/api/staff/4`;
     upstream.handle((_req, res) => json(res, 200, { object: 'staff', id: 4, first_name: 'Dee' }));
-    await fetchText(path);
+    await storeInCache(path);
     gateway.advance(31_000);
     upstream.handle((_req, res) => json(res, 404, { error: { code: 'not_found', message: 'No staff with id 4.' } }));
     expect((await fetchText(path)).status).toBe(404);

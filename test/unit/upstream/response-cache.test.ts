@@ -17,6 +17,9 @@ function setup(options: Partial<ResponseCacheOptions> = {}) {
     maxEntries: 100,
     maxBytes: 1_000_000,
     staleWindowMs: 3_600_000,
+    // Each rule below is tested on its own, with every miss stored; admission has its own tests.
+    storeAfterMisses: 1,
+    admissionMemory: 100,
     now: () => clock,
     onEvent: (e) => events.push(e),
     ...options,
@@ -167,5 +170,58 @@ describe('bounds', () => {
     const exact = JSON.stringify(body).length;
     expect(approximateJsonBytes(body)).toBeGreaterThan(exact * 0.8);
     expect(approximateJsonBytes(body)).toBeLessThan(exact * 1.5);
+  });
+});
+
+describe('admission (store on the second miss)', () => {
+  it('does not store a key+URL asked for once; stores it on its second miss, then hits', async () => {
+    const { inner, cache, events } = setup({ storeAfterMisses: 2 });
+    expect((await cache.getJson(request())).body).toEqual({ n: 1, key: 'key-a' });
+    expect(cache.size()).toBe(0);
+    expect((await cache.getJson(request())).body).toEqual({ n: 2, key: 'key-a' });
+    expect(cache.size()).toBe(1);
+    const third = await cache.getJson(request());
+    expect(third.body).toEqual({ n: 2, key: 'key-a' });
+    expect(cacheStateOf(third)).toBe('hit');
+    expect(inner.calls).toHaveLength(2);
+    expect(events).toEqual(['miss', 'miss', 'hit']);
+  });
+
+  it('counts misses per key and URL: another key or URL does not admit this one', async () => {
+    const { cache } = setup({ storeAfterMisses: 2 });
+    await cache.getJson(request({ apiKey: 'key-a' }));
+    await cache.getJson(request({ apiKey: 'key-b' }));
+    await cache.getJson(request({ query: { offset: '10', limit: '10' } }));
+    expect(cache.size()).toBe(0);
+  });
+
+  it('a stored reply that expires is refreshed on its next miss without waiting to be admitted again', async () => {
+    const { inner, cache, advance } = setup({ storeAfterMisses: 2 });
+    await cache.getJson(request());
+    await cache.getJson(request());
+    advance(30_001);
+    expect((await cache.getJson(request())).body).toEqual({ n: 3, key: 'key-a' });
+    expect((await cache.getJson(request())).body).toEqual({ n: 3, key: 'key-a' });
+    expect(inner.calls).toHaveLength(3);
+  });
+
+  it('forgets the oldest waiting key+URL past admissionMemory', async () => {
+    const { cache } = setup({ storeAfterMisses: 2, admissionMemory: 2 });
+    await cache.getJson(request({ query: { offset: '0' } }));
+    await cache.getJson(request({ query: { offset: '1' } }));
+    await cache.getJson(request({ query: { offset: '2' } }));
+    // offset 0 was forgotten: this is its first miss again; offset 2 is remembered and is stored.
+    await cache.getJson(request({ query: { offset: '0' } }));
+    await cache.getJson(request({ query: { offset: '2' } }));
+    expect(cache.size()).toBe(1);
+    await cache.getJson(request({ query: { offset: '0' } }));
+    expect(cache.size()).toBe(2);
+  });
+
+  it('has nothing stale for a key+URL seen only once: the error is answered', async () => {
+    const { inner, cache } = setup({ storeAfterMisses: 2 });
+    await cache.getJson(request());
+    inner.fallback = upstreamError(503);
+    await expect(cache.getJson(request())).rejects.toMatchObject({ status: 503 });
   });
 });
