@@ -48,6 +48,13 @@ export interface AppDeps {
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** The largest declared body each route accepts before it is read. */
+const BODY_LIMITS = {
+  payment: Number.POSITIVE_INFINITY,
+  gateway: REQUEST_LIMITS.gatewayBodyBytes,
+  passthrough: REQUEST_LIMITS.passthroughBodyBytes,
+} as const;
+
 export function createApp(deps: AppDeps): RequestListener {
   const app = express();
   app.disable('x-powered-by');
@@ -101,7 +108,7 @@ export function createApp(deps: AppDeps): RequestListener {
     if (own) ctx.legacyMethod = own;
     const route = isPaymentCall(req) ? 'payment' : isGatewayRoute(req) ? 'gateway' : 'passthrough';
     // The payment route enforces its own body limit while reading, and answers it in the payment shape.
-    const bodyLimit = { payment: Number.POSITIVE_INFINITY, gateway: REQUEST_LIMITS.gatewayBodyBytes, passthrough: REQUEST_LIMITS.passthroughBodyBytes }[route];
+    const bodyLimit = BODY_LIMITS[route];
     const problem = requestProblem(req, bodyLimit);
     if (problem) {
       ctx.legacyMethod ??= 'rejected';

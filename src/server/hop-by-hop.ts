@@ -4,13 +4,20 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 const ALWAYS = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade'];
 
-/** Names to drop from a header set. `transfer-encoding` is framing: Node re-frames each side itself. */
-export function hopByHopNames(headers: IncomingHttpHeaders, includeTransferEncoding: boolean): string[] {
-  const named = String(headers.connection ?? '')
+/** The headers a message's Connection header names, besides the `close` and `keep-alive` options. */
+export function namedInConnection(headers: IncomingHttpHeaders): string[] {
+  const connection = headers.connection;
+  // Most messages carry no Connection header, or one of its two options: nothing to split.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return [];
+  return String(connection)
     .split(',')
     .map((n) => n.trim().toLowerCase())
     .filter((n) => n !== '' && n !== 'close' && n !== 'keep-alive');
-  const names = [...ALWAYS, ...named];
+}
+
+/** Names to drop from a header set. `transfer-encoding` is framing: Node re-frames each side itself. */
+export function hopByHopNames(headers: IncomingHttpHeaders, includeTransferEncoding: boolean): string[] {
+  const names = [...ALWAYS, ...namedInConnection(headers)];
   if (includeTransferEncoding) names.push('transfer-encoding');
   return names;
 }

@@ -12,9 +12,9 @@ import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../errors.js';
-import { apiKeyOf, withoutApiKeyParam } from '../upstream/api-key.js';
+import { apiKeyOf, queryMayHoldApiKey, withoutApiKeyParam } from '../upstream/api-key.js';
 import { sendLegacyError } from './error-reply.js';
-import { hopByHopNames } from './hop-by-hop.js';
+import { hopByHopNames, namedInConnection } from './hop-by-hop.js';
 import { contextOf, noteUpstreamCall } from './request-context.js';
 import { REQUEST_LIMITS, tooLarge } from './request-guard.js';
 import { splitTarget } from './request-target.js';
@@ -38,8 +38,8 @@ const REPLY_DROP = new Set([...FIXED_HOP_BY_HOP, 'x-powered-by']);
 
 /** The names to drop from a message: the fixed ones, plus those its Connection header names. */
 function dropped(headers: IncomingHttpHeaders, fixed: ReadonlySet<string>): ReadonlySet<string> {
-  if (headers.connection === undefined) return fixed;
-  return new Set([...fixed, ...hopByHopNames(headers, true)]);
+  const named = namedInConnection(headers);
+  return named.length === 0 ? fixed : new Set([...fixed, ...named]);
 }
 
 class BodyTooLarge extends Error {}
@@ -118,10 +118,10 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     const url = req.url ?? '/';
     // The key must not travel on in the URL (DESIGN: Key); apiKeyOf reads it before it is removed.
     const { path: urlPath, search } = splitTarget(url);
-    const params = search === '' ? [] : [...new URLSearchParams(search)];
-    const key = apiKeyOf(req.headers, params, options.upstreamApiKey);
-    const cleaned = search === '' ? '' : withoutApiKeyParam(`?${search}`);
-    const path = search === '' || cleaned === `?${search}` ? url : `${urlPath}${cleaned}`;
+    // Only a query naming api_key is parsed (and then re-encoded without it); any other URL goes on as it came.
+    const keyInQuery = queryMayHoldApiKey(search);
+    const key = apiKeyOf(req.headers, keyInQuery ? [...new URLSearchParams(search)] : [], options.upstreamApiKey);
+    const path = keyInQuery ? `${urlPath}${withoutApiKeyParam(`?${search}`)}` : url;
 
     const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
     let oversized = false;

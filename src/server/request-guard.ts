@@ -5,7 +5,7 @@
 // Pure: it reads the request line and headers, never the body, and only returns the problem found.
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, badRequest } from '../errors.js';
-import { API_KEY_PARAM } from '../upstream/api-key.js';
+import { API_KEY_PARAM, queryMayHoldApiKey } from '../upstream/api-key.js';
 
 export const REQUEST_LIMITS = {
   /** Longest request target; legacy URLs are short. */
@@ -46,8 +46,7 @@ export function requestProblem(req: IncomingMessage, maxBodyBytes: number): Gate
     let count = 1;
     for (let i = search.indexOf('&'); i >= 0 && count <= REQUEST_LIMITS.maxQueryParams; i = search.indexOf('&', i + 1)) count++;
     if (count > REQUEST_LIMITS.maxQueryParams) return badRequest('the query string has too many parameters');
-    // `api%5Fkey` decodes to api_key too, so the quick test looks for both spellings.
-    if (/api(?:_|%5f)key/i.test(search)) {
+    if (queryMayHoldApiKey(search)) {
       const key = new URLSearchParams(search).get(API_KEY_PARAM);
       if (key !== null && key !== '' && !API_KEY.test(key)) return badRequest('the API key is malformed');
     }

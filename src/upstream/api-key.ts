@@ -17,11 +17,17 @@ export function apiKeyOf(
   return fallback;
 }
 
+/** Whether a query string (with or without its `?`) may name `api_key`: false means it certainly does not.
+ * Any percent-escape may spell it (`api%5Fkey`, `%61pi_key`), so those queries are parsed to be sure. */
+export function queryMayHoldApiKey(search: string): boolean {
+  return search !== '' && (search.includes(API_KEY_PARAM) || search.includes('%'));
+}
+
 /** The query string without `api_key`, re-encoded only when it had one (so other URLs pass unchanged). */
 export function withoutApiKeyParam(search: string): string {
-  // `api%5Fkey` decodes to api_key too, so the quick test looks for both spellings.
-  if (!/(?:^|[?&])api(?:_|%5f)key(?:=|&|$)/i.test(search)) return search;
+  if (!queryMayHoldApiKey(search)) return search;
   const params = new URLSearchParams(search);
+  if (!params.has(API_KEY_PARAM)) return search;
   params.delete(API_KEY_PARAM);
   const rest = params.toString();
   return rest === '' ? '' : `?${rest}`;

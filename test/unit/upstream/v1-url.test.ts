@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { apiKeyOf, withoutApiKeyParam } from '../../../src/upstream/api-key.js';
+import { apiKeyOf, queryMayHoldApiKey, withoutApiKeyParam } from '../../../src/upstream/api-key.js';
 import { v1RequestPath, v1Target } from '../../../src/upstream/v1-url.js';
 
 const target = v1Target('https://svc.example.com/base');
@@ -48,5 +48,25 @@ describe('the API key rule', () => {
     expect(withoutApiKeyParam('?a=1&api_key=k&b=%20')).toBe('?a=1&b=+');
     expect(withoutApiKeyParam('?api%5Fkey=k')).toBe('');
     expect(withoutApiKeyParam('?a=%2F&b=c+d')).toBe('?a=%2F&b=c+d');
+    expect(withoutApiKeyParam('?%61pi_key=k&x=1')).toBe('?x=1');
+    expect(withoutApiKeyParam('?not_api_key=k')).toBe('?not_api_key=k');
+  });
+
+  it('knows which queries certainly hold no api_key, and parses the rest', () => {
+    expect(queryMayHoldApiKey('')).toBe(false);
+    expect(queryMayHoldApiKey('limit=100&offset=0')).toBe(false);
+    for (const search of ['api_key=k', 'a=1&api_key=k', 'api%5Fkey=k', '%61pi_key=k', 'x=%20']) expect(queryMayHoldApiKey(search)).toBe(true);
+  });
+
+  it('never says "certainly none" for a query whose parameters include api_key', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string(), fc.string())), fc.string(), fc.boolean(), (pairs, key, encodeName) => {
+        const params = new URLSearchParams(pairs);
+        params.append('api_key', key);
+        const search = encodeName ? params.toString().replace(/api_key=/, '%61pi%5Fkey=') : params.toString();
+        expect(queryMayHoldApiKey(search)).toBe(true);
+        expect(new URLSearchParams(withoutApiKeyParam(`?${search}`)).has('api_key')).toBe(false);
+      }),
+    );
   });
 });
