@@ -26,9 +26,13 @@ Safety:
   reports or output.
 
 Exit codes:
-  0  at most --max-differences entries differ (an entry that could not be replayed counts as differing)
-  1  more entries differ
-  2  usage error, or the recording or rules file is unusable (the message says what and where)
+  0    at most --max-differences entries differ (an entry that could not be replayed counts as differing)
+  1    more entries differ
+  2    usage error, or the recording or rules file is unusable (the message says what and where), or a
+       report cannot be written
+  130  interrupted (Ctrl-C / SIGINT, or SIGTERM) before every entry was replayed: the calls in flight
+       finish and the reports cover the entries done, marked interrupted; a second signal removes the
+       partial reports and quits at once
 
 Examples:
   legacy-gateway replay traffic.har --html report.html

@@ -1,10 +1,13 @@
 // The work of `legacy-gateway replay` (its command line is src/replay/command-line.ts): option
 // validation (zod), the in-process gateway when no --target is given, and the wiring of reports, progress
-// and exit code.
-// Exit codes: 0 when at most --max-differences entries differ, 1 when more, 2 on a usage or input error.
-// It sets process.exitCode and must never call process.exit (commander itself exits, with 2, on a
-// malformed command line). It must never print a key, token or password: every line goes through the
-// run's scrubber, every entry through redaction.
+// and exit code, and SIGINT/SIGTERM during a run (the first stops it and reports what was done, a second
+// quits at once).
+// Exit codes: 0 when at most --max-differences entries differ, 1 when more, 2 on a usage or input error
+// (or a report that cannot be written), 130 when a signal stopped the run before every entry was replayed.
+// It returns the exit code and must never call process.exit, except on a second signal, when the
+// operator asked to quit at once (commander itself exits, with 2, on a malformed command line). It must
+// never print a key, token or password: every line goes through the run's scrubber, every entry through
+// redaction. It must never leave a partial report file behind, whatever ends the run.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -12,7 +15,14 @@ import { DEFAULT_HOURLY_BUDGET } from './budget.js';
 import { createProgress } from './progress.js';
 import { detectFormat, RecordingInputError, type RecordingFormat } from './read-recording.js';
 import { redactUrl, SecretScrubber } from '../redact.js';
-import { createJsonReportWriter, HtmlEntrySelection, writeHtmlReport, type JsonReportWriter } from './report-files.js';
+import {
+  createJsonReportWriter,
+  HtmlEntrySelection,
+  partialReportPaths,
+  removeFilesNow,
+  writeHtmlReport,
+  type JsonReportWriter,
+} from './report-files.js';
 import type { ReportMeta } from './report-json.js';
 import { EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from './rules.js';
 import { runReplay, type ReplayRunResult } from './runner.js';
@@ -97,10 +107,86 @@ export function parseReplayOptions(raw: Record<string, unknown>): ReplayCommandO
   throw new ReplayUsageError(lines.join('\n'));
 }
 
+export type InterruptSignal = 'SIGINT' | 'SIGTERM';
+const INTERRUPT_SIGNALS: readonly InterruptSignal[] = ['SIGINT', 'SIGTERM'];
+
+/** Where the interrupt signals come from: `process`, or an event emitter in tests. */
+export interface SignalSource {
+  on(signal: InterruptSignal, listener: () => void): unknown;
+  off(signal: InterruptSignal, listener: () => void): unknown;
+}
+
+/** An interrupted run's exit code: 128 + SIGINT's number, what shells report for Ctrl-C. */
+export const INTERRUPTED_EXIT_CODE = 130;
+
 export interface CommandIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
+  /** SIGINT and SIGTERM during the run (default: process). */
+  signals?: SignalSource;
+  /**
+   * Ends the process on a second signal (default: process.exit). One that returns (a test's) makes the
+   * command return that code without writing anything more.
+   */
+  exit?: (code: number) => void;
+}
+
+function exitAtOnce(code: number): never {
+  // The command's only exit: the operator asked twice to stop, and waits for nothing more.
+  process.exitCode = code;
+  process.exit(code);
+}
+
+interface Interrupts {
+  /** Aborted by the first signal. */
+  readonly signal: AbortSignal;
+  /** A second signal came: the partial report files are gone and nothing more may be written. */
+  readonly quit: boolean;
+  /** The replay is over (reports are being written): a first signal no longer has calls to wait for. */
+  replayOver(): void;
+  /** Removes the listeners. */
+  dispose(): void;
+}
+
+/** The first signal stops the run gracefully; a second removes the partial report files and exits. */
+function listenForInterrupts(io: CommandIo, partialFiles: readonly string[]): Interrupts {
+  const source: SignalSource = io.signals ?? process;
+  const exit = io.exit ?? exitAtOnce;
+  const controller = new AbortController();
+  // On a terminal the progress bar holds the current line.
+  const lineStart = io.stderr.isTTY === true ? '\n' : '';
+  let replayOver = false;
+  let quit = false;
+  const onSignal = (): void => {
+    if (!controller.signal.aborted) {
+      controller.abort();
+      io.stderr.write(
+        replayOver
+          ? `${lineStart}interrupted: writing the reports (press Ctrl-C again to quit at once)\n`
+          : `${lineStart}interrupted: finishing the calls in flight, then writing the reports of the entries done (press Ctrl-C again to quit at once)\n`,
+      );
+      return;
+    }
+    if (quit) return;
+    quit = true;
+    removeFilesNow(partialFiles);
+    io.stderr.write(`${lineStart}interrupted again: partial report files removed, quitting (exit ${INTERRUPTED_EXIT_CODE})\n`);
+    exit(INTERRUPTED_EXIT_CODE);
+  };
+  for (const name of INTERRUPT_SIGNALS) source.on(name, onSignal);
+  return {
+    signal: controller.signal,
+    get quit() {
+      return quit;
+    },
+    replayOver() {
+      replayOver = true;
+    },
+    dispose() {
+      for (const name of INTERRUPT_SIGNALS) source.off(name, onSignal);
+    },
+  };
 }
 
 interface Target {
@@ -208,70 +294,100 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
   let jsonWriter: JsonReportWriter | undefined;
   const htmlSelection = options.html !== undefined ? new HtmlEntrySelection() : undefined;
   const progress = createProgress(io.stderr);
-  let result: ReplayRunResult;
+  const interrupts = listenForInterrupts(io, partialReportPaths({ json: options.json, html: options.html }));
   try {
-    io.stderr.write(
-      `replay: ${path.basename(file)} (${format.toUpperCase()}) against ${target.label}` +
-        `${options.includeWrites ? ', writes included' : ''}\n`,
-    );
-    if (apiKey === undefined) {
+    let result: ReplayRunResult;
+    try {
       io.stderr.write(
-        'warning: no --api-key (or UPSTREAM_API_KEY): recorded keys are removed and no key is sent; the gateway uses its own UPSTREAM_API_KEY\n',
+        `replay: ${path.basename(file)} (${format.toUpperCase()}) against ${target.label}` +
+          `${options.includeWrites ? ', writes included' : ''}\n`,
+      );
+      if (apiKey === undefined) {
+        io.stderr.write(
+          'warning: no --api-key (or UPSTREAM_API_KEY): recorded keys are removed and no key is sent; the gateway uses its own UPSTREAM_API_KEY\n',
+        );
+      }
+      if (options.json !== undefined) jsonWriter = await createJsonReportWriter(options.json);
+      result = await runReplay(
+        {
+          file,
+          format,
+          targetUrl: target.url,
+          apiKey,
+          safety: {
+            includeWrites: options.includeWrites,
+            allowProductionWrites: options.allowProductionWrites,
+            targetIsSandboxOrLoopback: target.sandboxOrLoopback,
+            allPaths: options.allPaths,
+          },
+          rules,
+          checkOrder: options.checkOrder,
+          concurrency: options.concurrency,
+          ratePerSecond: options.rate,
+          timeoutMs: options.timeout,
+          hourlyBudget: options.budget,
+          signal: interrupts.signal,
+        },
+        {
+          warning: (line) => io.stderr.write(`${line}\n`),
+          progress: (state) => progress.update(state),
+          entry: async (entry) => {
+            htmlSelection?.add(entry);
+            await jsonWriter?.add(entry);
+          },
+        },
+      );
+    } catch (err) {
+      await jsonWriter?.abort();
+      if (interrupts.quit) return INTERRUPTED_EXIT_CODE;
+      if (err instanceof RecordingInputError) return fail(err.message);
+      return fail(`replay failed: ${(err as Error).message}`);
+    } finally {
+      await target.close();
+    }
+    interrupts.replayOver();
+    if (interrupts.quit) {
+      await jsonWriter?.abort();
+      return INTERRUPTED_EXIT_CODE;
+    }
+
+    const { summary, scrubber, interrupted, entriesInFile } = result;
+    progress.finish({ ...summary, done: summary.total, total: interrupted ? (entriesInFile ?? summary.total) : summary.total });
+    const meta: ReportMeta = { file, target: target.label, rules: result.rules, interrupted, entriesInFile };
+    try {
+      if (jsonWriter !== undefined) await jsonWriter.finish(summary, meta);
+      if (htmlSelection !== undefined && options.html !== undefined) await writeHtmlReport(options.html, summary, meta, htmlSelection);
+    } catch (err) {
+      await jsonWriter?.abort();
+      if (interrupts.quit) return INTERRUPTED_EXIT_CODE;
+      return fail(scrubber.scrub(`cannot write the reports: ${(err as Error).message}`));
+    }
+    if (interrupts.quit) return INTERRUPTED_EXIT_CODE;
+
+    io.stdout.write(scrubber.scrub(renderSummaryTable(summary)));
+    let code: number;
+    if (interrupted) {
+      // No verdict and no unused-rule warnings: the entries not replayed might have changed either.
+      io.stdout.write(
+        entriesInFile !== undefined
+          ? `interrupted after ${summary.total} of ${entriesInFile} entries: the reports cover those ${summary.total}\n`
+          : 'interrupted while the recording was still being checked, before any call: the reports cover no entries\n',
+      );
+      code = INTERRUPTED_EXIT_CODE;
+    } else {
+      for (const r of result.rules.filter((u) => u.matchedEntries === 0)) {
+        io.stderr.write(scrubber.scrub(`warning: rule ${r.rule} matched nothing: remove or fix it\n`));
+      }
+      const failing = summary.different + summary.errors;
+      code = failing > options.maxDifferences ? 1 : 0;
+      io.stdout.write(
+        `${failing} of ${summary.total} entries differ or failed (allowed: ${options.maxDifferences}): exit ${code}\n`,
       );
     }
-    if (options.json !== undefined) jsonWriter = await createJsonReportWriter(options.json);
-    result = await runReplay(
-      {
-        file,
-        format,
-        targetUrl: target.url,
-        apiKey,
-        safety: {
-          includeWrites: options.includeWrites,
-          allowProductionWrites: options.allowProductionWrites,
-          targetIsSandboxOrLoopback: target.sandboxOrLoopback,
-          allPaths: options.allPaths,
-        },
-        rules,
-        checkOrder: options.checkOrder,
-        concurrency: options.concurrency,
-        ratePerSecond: options.rate,
-        timeoutMs: options.timeout,
-        hourlyBudget: options.budget,
-      },
-      {
-        warning: (line) => io.stderr.write(`${line}\n`),
-        progress: (state) => progress.update(state),
-        entry: async (entry) => {
-          htmlSelection?.add(entry);
-          await jsonWriter?.add(entry);
-        },
-      },
-    );
-  } catch (err) {
-    await jsonWriter?.abort();
-    if (err instanceof RecordingInputError) return fail(err.message);
-    return fail(`replay failed: ${(err as Error).message}`);
+    if (options.json !== undefined) io.stdout.write(`JSON report: ${options.json}\n`);
+    if (options.html !== undefined) io.stdout.write(`HTML report: ${options.html}\n`);
+    return code;
   } finally {
-    await target.close();
+    interrupts.dispose();
   }
-
-  const { summary, scrubber } = result;
-  progress.finish({ ...summary, done: summary.total });
-  const meta: ReportMeta = { file, target: target.label, rules: result.rules };
-  if (jsonWriter !== undefined && options.json !== undefined) await jsonWriter.finish(summary, meta);
-  if (htmlSelection !== undefined && options.html !== undefined) await writeHtmlReport(options.html, summary, meta, htmlSelection);
-
-  io.stdout.write(scrubber.scrub(renderSummaryTable(summary)));
-  for (const r of result.rules.filter((u) => u.matchedEntries === 0)) {
-    io.stderr.write(scrubber.scrub(`warning: rule ${r.rule} matched nothing: remove or fix it\n`));
-  }
-  const failing = summary.different + summary.errors;
-  const code = failing > options.maxDifferences ? 1 : 0;
-  io.stdout.write(
-    `${failing} of ${summary.total} entries differ or failed (allowed: ${options.maxDifferences}): exit ${code}\n`,
-  );
-  if (options.json !== undefined) io.stdout.write(`JSON report: ${options.json}\n`);
-  if (options.html !== undefined) io.stdout.write(`HTML report: ${options.html}\n`);
-  return code;
 }

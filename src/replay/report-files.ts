@@ -2,9 +2,10 @@
 // end the summary (known only then) is written first, followed by the spooled entries, so the report
 // reads summary-first without the run holding 100k entries in memory. The HTML page keeps a capped
 // selection of entries (differences and errors before identical ones) and is written at the end.
+// Every file is written under a `.partial` name and renamed when whole; a failure removes the partial files.
 // I/O only; the text comes from the pure report builders. It must never write an entry that did not go
-// through redaction (the runner hands over only redacted ones).
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+// through redaction (the runner hands over only redacted ones), nor leave a partial file after a failure.
+import { createReadStream, createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -23,6 +24,30 @@ async function closeStream(stream: WriteStream): Promise<void> {
   await once(stream, 'close');
 }
 
+/** Where the JSON report's entries are spooled while the run goes on. */
+const spoolPathOf = (reportPath: string): string => `${reportPath}.entries.partial`;
+/** Where a report is written before it is renamed to its name. */
+const partialPathOf = (reportPath: string): string => `${reportPath}.partial`;
+
+/** Every partial file the reports of a run may have on disk (for a removal that cannot wait). */
+export function partialReportPaths(reports: { json?: string | undefined; html?: string | undefined }): string[] {
+  const paths: string[] = [];
+  if (reports.json !== undefined) paths.push(spoolPathOf(reports.json), partialPathOf(reports.json));
+  if (reports.html !== undefined) paths.push(partialPathOf(reports.html));
+  return paths;
+}
+
+/** Synchronous on purpose: used just before the process exits, when nothing asynchronous will run. */
+export function removeFilesNow(paths: readonly string[]): void {
+  for (const p of paths) {
+    try {
+      rmSync(p, { force: true });
+    } catch {
+      // Quitting anyway: one file that cannot be removed must not keep the others.
+    }
+  }
+}
+
 export interface JsonReportWriter {
   add(entry: ReportEntry): Promise<void>;
   finish(summary: ReplaySummary, meta: ReportMeta): Promise<void>;
@@ -32,7 +57,7 @@ export interface JsonReportWriter {
 
 export async function createJsonReportWriter(filePath: string): Promise<JsonReportWriter> {
   await mkdir(path.dirname(path.resolve(filePath)), { recursive: true });
-  const spoolPath = `${filePath}.entries.partial`;
+  const spoolPath = spoolPathOf(filePath);
   const spool = createWriteStream(spoolPath, { flags: 'w' });
   await once(spool, 'open');
   let first = true;
@@ -51,16 +76,25 @@ export async function createJsonReportWriter(filePath: string): Promise<JsonRepo
       if (pending.length >= 64 * 1024) await flush();
     },
     async finish(summary, meta) {
-      await flush();
-      await closeStream(spool);
-      const tmpPath = `${filePath}.partial`;
-      const out = createWriteStream(tmpPath, { flags: 'w' });
-      await writeChunk(out, jsonReportOpening(summary, meta));
-      await pipeline(createReadStream(spoolPath), out, { end: false });
-      await writeChunk(out, JSON_REPORT_CLOSING);
-      await closeStream(out);
-      await rename(tmpPath, filePath);
-      await rm(spoolPath, { force: true });
+      const tmpPath = partialPathOf(filePath);
+      let out: WriteStream | undefined;
+      try {
+        await flush();
+        await closeStream(spool);
+        out = createWriteStream(tmpPath, { flags: 'w' });
+        await writeChunk(out, jsonReportOpening(summary, meta));
+        await pipeline(createReadStream(spoolPath), out, { end: false });
+        await writeChunk(out, JSON_REPORT_CLOSING);
+        await closeStream(out);
+        await rename(tmpPath, filePath);
+      } catch (err) {
+        spool.destroy();
+        out?.destroy();
+        await rm(tmpPath, { force: true });
+        throw err;
+      } finally {
+        await rm(spoolPath, { force: true });
+      }
     },
     async abort() {
       spool.destroy();
@@ -112,8 +146,15 @@ export async function writeHtmlReport(
 ): Promise<void> {
   await mkdir(path.dirname(path.resolve(filePath)), { recursive: true });
   const html = renderHtmlReport({ summary, meta, entries: selection.entries, omittedEntries: selection.omittedEntries });
-  const out = createWriteStream(`${filePath}.partial`);
-  await writeChunk(out, html);
-  await closeStream(out);
-  await rename(`${filePath}.partial`, filePath);
+  const tmpPath = partialPathOf(filePath);
+  const out = createWriteStream(tmpPath);
+  try {
+    await writeChunk(out, html);
+    await closeStream(out);
+    await rename(tmpPath, filePath);
+  } catch (err) {
+    out.destroy();
+    await rm(tmpPath, { force: true });
+    throw err;
+  }
 }

@@ -127,6 +127,24 @@ function summarySection(summary: ReplaySummary, meta: ReportMeta): string {
   );
 }
 
+/** Shown only for an interrupted run, so nobody mistakes a partial report for a whole one. */
+function interruptedBanner(summary: ReplaySummary, meta: ReportMeta): string {
+  if (!meta.interrupted) return '';
+  const headline =
+    meta.entriesInFile !== undefined
+      ? `Interrupted: ${summary.total} of ${meta.entriesInFile} entries replayed.`
+      : `Interrupted: ${summary.total} entries replayed.`;
+  const detail =
+    meta.entriesInFile !== undefined
+      ? 'The run was stopped before the end of the recording: the counts and entries below cover only those entries.'
+      : 'The run was stopped while the recording was still being checked, before any call was made.';
+  // Inline style: the page's style sheet stays the same for every report.
+  return (
+    '<p class="interrupted" style="border:2px solid var(--bad);border-radius:8px;padding:8px 12px;margin:0 0 12px">' +
+    `<strong style="color:var(--bad)">${headline}</strong> ${detail}</p>`
+  );
+}
+
 function filtersSection(summary: ReplaySummary): string {
   const outcomeBoxes = OUTCOMES.map(
     (o) => `<label><input type="checkbox" name="outcome" value="${o}" checked> ${o}</label>`,
@@ -212,7 +230,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 <style>${STYLE}</style>
 </head>
 <body>
-<header><h1>Replay report</h1><p class="meta"><code>${escapeHtml(meta.file)}</code> replayed against <code>${escapeHtml(meta.target)}</code>. Object key order is ignored; array order, types and spellings are not.</p></header>
+<header><h1>Replay report</h1><p class="meta"><code>${escapeHtml(meta.file)}</code> replayed against <code>${escapeHtml(meta.target)}</code>. Object key order is ignored; array order, types and spellings are not.</p>${interruptedBanner(summary, meta)}</header>
 <main>
 ${summarySection(summary, meta)}
 ${filtersSection(summary)}

@@ -1,5 +1,6 @@
-// The JSON report (`--json FILE`): {"summary":{total,identical,different,skipped,errors,...},"rules":[...],
-// "entries":[{method,url,outcome,diffs:[{path,kind,expected,actual}],...}]}. `expected` is the recorded
+// The JSON report (`--json FILE`): {"summary":{total,identical,different,skipped,errors,...},
+// "interrupted":false,"file","target","rules":[...],"entries":[{method,url,outcome,diffs:[{path,kind,
+// expected,actual}],...}]}; an interrupted run adds "entriesInFile" after "interrupted". `expected` is the recorded
 // value, `actual` the gateway's; a `missing` difference has no `actual`, an `extra` one no `expected`.
 // Built as strings in pieces (opening, one line per entry, closing) so the runner can stream 100k entries
 // to disk without holding them; numbers keep their recorded spelling.
@@ -22,6 +23,10 @@ export interface ReportMeta {
   /** Where the calls went (credentials removed). */
   target: string;
   rules: RuleUsage[];
+  /** The run was stopped (SIGINT/SIGTERM) before every entry was replayed: the report covers those done. */
+  interrupted: boolean;
+  /** Entries in the recording, when known: with `interrupted`, how many the report could have covered. */
+  entriesInFile?: number | undefined;
 }
 
 function differenceJson(d: Difference): JsonObject {
@@ -63,6 +68,9 @@ export function summaryJson(summary: ReplaySummary): JsonObject {
 export function jsonReportOpening(summary: ReplaySummary, meta: ReportMeta): string {
   const head = stringifyExact({
     summary: summaryJson(summary),
+    interrupted: meta.interrupted,
+    // Only when interrupted: a complete run's count is summary.total.
+    ...(meta.interrupted && meta.entriesInFile !== undefined ? { entriesInFile: meta.entriesInFile } : {}),
     file: meta.file,
     target: meta.target,
     rules: meta.rules.map((r) => ({ rule: r.rule, matchedEntries: r.matchedEntries })) as JsonValue[],

@@ -2,8 +2,12 @@
 // to scrub and count calls for the budget, before any call is made; then to replay), sends each call the
 // safety policy allows to the target, diffs the reply and hands redacted entries to the sinks in file
 // order. Memory stays flat: at most a window of entries is held, whatever the file's size.
+// An aborted `signal` stops it early: no entry is read or sent after it, the calls already in flight
+// finish (each bounded by the per-call timeout) and are handed over in file order, and the result says
+// `interrupted`.
 // It must never replay a call the policy skips, never retry (a payment is made at most once), never
 // hand a sink an entry that did not go through redaction, and never call process.exit.
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
 import { budgetKey, formatBudgetWarning, planBudget, type BudgetPlan } from './budget.js';
@@ -35,6 +39,8 @@ export interface ReplayRunOptions {
   ratePerSecond: number | undefined;
   timeoutMs: number;
   hourlyBudget: number;
+  /** Aborted: stop sending (and reading), finish the calls in flight, return what was done. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface ReplaySinks {
@@ -51,6 +57,10 @@ export interface ReplayRunResult {
   budget: BudgetPlan | undefined;
   /** Knows every secret of the recording; use it on any further text shown. */
   scrubber: SecretScrubber;
+  /** The signal stopped the run before every entry was replayed: the summary covers the entries done. */
+  interrupted: boolean;
+  /** Entries in the file; undefined when the run was interrupted before the first pass had read them all. */
+  entriesInFile: number | undefined;
 }
 
 /** Largest reply body read from the target; a bigger one is an `error` entry, not an out-of-memory. */
@@ -62,12 +72,16 @@ interface ScanResult {
   budgetCounts: Map<string, number>;
 }
 
-/** Pass 1: validates the whole file (throws RecordingInputError), gathers secrets, counts calls. */
-async function scan(options: ReplayRunOptions, scrubber: SecretScrubber): Promise<ScanResult> {
+/**
+ * Pass 1: validates the whole file (throws RecordingInputError), gathers secrets, counts calls.
+ * Undefined when the signal stopped it before the end of the file.
+ */
+async function scan(options: ReplayRunOptions, scrubber: SecretScrubber): Promise<ScanResult | undefined> {
   let total = 0;
   let toReplay = 0;
   const budgetCounts = new Map<string, number>();
   for await (const exchange of readRecording(options.file, options.format)) {
+    if (options.signal?.aborted === true) return undefined;
     total++;
     const req = exchange.request;
     scrubber.add(
@@ -129,7 +143,13 @@ export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = 
   if (options.apiKey !== undefined) scrubber.add(options.apiKey);
   const warn = (line: string): void => sinks.warning?.(scrubber.scrub(line));
 
+  const ruleUsage = (hits: ReadonlyMap<number, number>): RuleUsage[] =>
+    options.rules.rules.map((r) => ({ rule: r.label, matchedEntries: hits.get(r.id) ?? 0 }));
+
   const scanned = await scan(options, scrubber);
+  if (scanned === undefined) {
+    return { summary: new SummaryBuilder().result(), rules: ruleUsage(new Map()), budget: undefined, scrubber, interrupted: true, entriesInFile: undefined };
+  }
   const budget = planBudget(scanned.budgetCounts, scanned.toReplay, options.hourlyBudget, options.ratePerSecond);
   if (budget) for (const line of formatBudgetWarning(budget)) warn(line);
   scanned.budgetCounts.clear();
@@ -153,7 +173,14 @@ export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = 
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
-  const pacer = createPacer({ concurrency: options.concurrency, ratePerSecond: options.ratePerSecond });
+  const stopSignal = options.signal;
+  const stopped = (): boolean => stopSignal?.aborted === true;
+  const pacer = createPacer({
+    concurrency: options.concurrency,
+    ratePerSecond: options.ratePerSecond,
+    // With a slow --rate the wait for the next start can be long: an abort ends it at once.
+    ...(stopSignal ? { sleep: (ms: number) => sleepFor(ms, undefined, { signal: stopSignal }).catch(() => undefined) } : {}),
+  });
 
   const replayOne = async (exchange: RecordedExchange): Promise<ReportEntry> => {
     const legacyMethod = legacyMethodOf(exchange.request.url);
@@ -233,11 +260,17 @@ export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = 
     }
   };
 
+  // Set only when the signal left entries unread: a signal after the last call was sent loses nothing.
+  let interrupted = false;
   try {
     for await (const exchange of readRecording(options.file, options.format)) {
       while (exchange.index - nextToEmit >= window) {
         await nextCompletion();
         await emitReady();
+      }
+      if (stopped()) {
+        interrupted = true;
+        break;
       }
       const verdict = decision(exchange, options.safety);
       if (!verdict.replay) {
@@ -252,6 +285,12 @@ export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = 
         });
       } else {
         const release = await pacer.acquire();
+        // The wait for a free slot (or the rate) may have outlasted the signal: this call is not sent.
+        if (stopped()) {
+          release();
+          interrupted = true;
+          break;
+        }
         const task: Promise<void> = replayOne(exchange)
           .catch((err: unknown): ReportEntry => ({
             index: exchange.index,
@@ -284,6 +323,5 @@ export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = 
     await agent.close();
   }
 
-  const rules: RuleUsage[] = options.rules.rules.map((r) => ({ rule: r.label, matchedEntries: ruleHits.get(r.id) ?? 0 }));
-  return { summary: summary.result(), rules, budget, scrubber };
+  return { summary: summary.result(), rules: ruleUsage(ruleHits), budget, scrubber, interrupted, entriesInFile: scanned.total };
 }

@@ -2,7 +2,7 @@
 // through the real gateway and the embedded sandbox, in-process and against a running gateway (--target).
 // Checks every difference kind, the payment rule, exit codes 0/1/2, and that no recorded secret (nor the
 // replay's own key) appears in the JSON report, the HTML report, stdout or stderr.
-import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,8 @@ describe('replay e2e: in-process gateway + embedded sandbox', () => {
 
   it('finds each planted difference, with its kind and JSON path', () => {
     expect(run.code).toBe(1);
+    expect(jsonText).toMatch(/^\{"summary":\{.*\},"interrupted":false,"file":/);
+    expect(html).not.toContain('Interrupted');
     expect(report.summary).toMatchObject({ total: 12, identical: 3, different: 7, skipped: 2, errors: 0 });
     const byUrl = new Map(report.entries.map((e) => [new URL(e.url).pathname, e]));
     const kinds = (p: string): string[] => (byUrl.get(p)?.diffs ?? []).map((d) => `${d.kind} ${d.path}`);
@@ -186,6 +188,16 @@ describe('replay exit code 2', () => {
     expect((await replay(path.join(dir, 'nope.har'), {})).stderr).toMatch(/nope\.har: cannot read the file \(ENOENT\)/);
   });
 
+  it('when a report cannot be written, leaving no partial file', async () => {
+    const out = path.join(dir, 'unwritable');
+    // The report's name is taken by a directory: the run goes through, the final rename fails.
+    mkdirSync(path.join(out, 'report.json'), { recursive: true });
+    const run = await replay(HAR, { json: path.join(out, 'report.json') });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/legacy-gateway replay: cannot write the reports: .*report\.json/);
+    expect(readdirSync(out)).toEqual(['report.json']);
+  });
+
   it('on a malformed command line (commander), and --help documents the contract', async () => {
     const parse = async (args: string[]): Promise<{ error: unknown; output: string }> => {
       let output = '';
@@ -205,7 +217,7 @@ describe('replay exit code 2', () => {
     }
     const help = await parse(['replay', '--help']);
     expect((help.error as CommanderError).exitCode).toBe(0);
-    for (const text of ['--target <url>', '--api-key <key>', '--max-differences <n>', '--no-check-order', '--include-writes', '--allow-production-writes', 'Object key order is', 'Exit codes:']) {
+    for (const text of ['--target <url>', '--api-key <key>', '--max-differences <n>', '--no-check-order', '--include-writes', '--allow-production-writes', 'Object key order is', 'Exit codes:', '130  interrupted']) {
       expect(help.output).toContain(text);
     }
   });

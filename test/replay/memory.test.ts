@@ -166,7 +166,7 @@ describe('replaying 100k entries', () => {
         },
       },
     );
-    await report.finish(result.summary, { file, target: gateway.url, rules: [] });
+    await report.finish(result.summary, { file, target: gateway.url, rules: [], interrupted: false });
     const seconds = (performance.now() - started) / 1000;
 
     expect(planted).toBeGreaterThan(50);

@@ -38,8 +38,11 @@ function summaryOf(list: ReportEntry[]) {
 
 describe('reports', () => {
   it('JSON: the documented shape, valid JSON, numbers as spelled, absent sides left out', () => {
-    const text = buildJsonReport(summaryOf(entries), { file: 'x.har', target: 'gw', rules: [{ rule: 'ignore[0] $.a', matchedEntries: 0 }] }, entries);
-    const report = JSON.parse(text) as { summary: Record<string, unknown>; rules: unknown[]; entries: Array<Record<string, unknown>> };
+    const text = buildJsonReport(summaryOf(entries), { file: 'x.har', target: 'gw', rules: [{ rule: 'ignore[0] $.a', matchedEntries: 0 }], interrupted: false }, entries);
+    const report = JSON.parse(text) as { summary: Record<string, unknown>; interrupted: boolean; rules: unknown[]; entries: Array<Record<string, unknown>> };
+    expect(Object.keys(report)).toEqual(['summary', 'interrupted', 'file', 'target', 'rules', 'entries']);
+    expect(report.interrupted).toBe(false);
+    expect(text).toContain('},"interrupted":false,"file":"x.har","target":"gw","rules":[');
     expect(report.summary).toMatchObject({ total: 4, identical: 1, different: 1, skipped: 1, errors: 1, skippedBy: { payment: 1 }, kinds: { format: 2, value: 1, missing: 1 } });
     expect(Object.keys(report.summary).slice(0, 5)).toEqual(['total', 'identical', 'different', 'skipped', 'errors']);
     expect(report.entries[1]).toMatchObject({ method: 'GET', outcome: 'different' });
@@ -47,6 +50,19 @@ describe('reports', () => {
     expect(text).toContain('"expected":12.0,"actual":12');
     expect(text).toContain('{"path":"$.response[0].gone","kind":"missing","expected":null}');
     expect(report.rules).toEqual([{ rule: 'ignore[0] $.a', matchedEntries: 0 }]);
+  });
+
+  it('JSON: an interrupted run says so, with the number of entries in the file, before the rest', () => {
+    const meta = { file: 'x.har', target: 'gw', rules: [], interrupted: true, entriesInFile: 40 };
+    const text = buildJsonReport(summaryOf(entries), meta, entries);
+    const report = JSON.parse(text) as { interrupted: boolean; entriesInFile: number; entries: unknown[] };
+    expect(Object.keys(report)).toEqual(['summary', 'interrupted', 'entriesInFile', 'file', 'target', 'rules', 'entries']);
+    expect(report).toMatchObject({ interrupted: true, entriesInFile: 40 });
+    expect(report.entries).toHaveLength(4);
+    // Apart from those two keys, the same bytes as a complete run's report.
+    expect(text.replace('"interrupted":true,"entriesInFile":40', '"interrupted":false')).toBe(
+      buildJsonReport(summaryOf(entries), { ...meta, interrupted: false }, entries),
+    );
   });
 
   it('summary table: per method, then skips and kinds', () => {
@@ -71,7 +87,8 @@ describe('reports', () => {
   });
 
   it('HTML: self-contained, escaped, with the counts and filters', () => {
-    const html = renderHtmlReport({ summary: summaryOf(entries), meta: { file: 'x.har', target: 'gw', rules: [] }, entries, omittedEntries: 0 });
+    const html = renderHtmlReport({ summary: summaryOf(entries), meta: { file: 'x.har', target: 'gw', rules: [], interrupted: false }, entries, omittedEntries: 0 });
+    expect(html).not.toContain('Interrupted');
     expect(html).not.toContain('<script>alert(1)</script>');
     expect(html).not.toContain('<img src=x');
     expect(html).toContain(escapeHtml('</pre><img src=x onerror=alert(1)>'));
@@ -80,6 +97,20 @@ describe('reports', () => {
     expect(html).toContain('<dd id="count-different" data-count="1">1</dd>');
     expect(html).toContain('12.0');
     expect((html.match(/<li class="entry"/g) ?? []).length).toBe(4);
+  });
+
+  it('HTML: an interrupted run shows a banner with how many entries of the file were replayed, and nothing else changes', () => {
+    const input = { summary: summaryOf(entries), entries, omittedEntries: 0 };
+    const complete = renderHtmlReport({ ...input, meta: { file: 'x.har', target: 'gw', rules: [], interrupted: false } });
+    const interrupted = renderHtmlReport({ ...input, meta: { file: 'x.har', target: 'gw', rules: [], interrupted: true, entriesInFile: 40 } });
+    const banner = /<p class="interrupted"[^>]*><strong[^>]*>Interrupted: 4 of 40 entries replayed\.<\/strong>[^<]*<\/p>/;
+    expect(interrupted).toMatch(banner);
+    expect(interrupted).toMatch(/not\.<\/p><p class="interrupted"[^>]*>.*<\/p><\/header>/);
+    expect(interrupted.replace(banner, '')).toBe(complete);
+    // Stopped during the first pass: no count of the file to give.
+    const early = renderHtmlReport({ summary: new SummaryBuilder().result(), entries: [], omittedEntries: 0, meta: { file: 'x.har', target: 'gw', rules: [], interrupted: true } });
+    expect(early).toContain('Interrupted: 0 entries replayed.');
+    expect(early).toContain('before any call was made');
   });
 
   it('redactReportEntry removes secrets from URLs, values and error messages', () => {
