@@ -12,8 +12,8 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runReplayCommand, type CommandIo } from '../../src/replay/command.js';
 import type { ReportEntry } from '../../src/replay/report-entry.js';
-import { EMPTY_RULE_SET } from '../../src/replay/rules.js';
 import { runReplay, type ReplayRunOptions } from '../../src/replay/runner.js';
+import { replayRunOptions } from './run-options.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'replay-interrupt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -98,21 +98,8 @@ function recording(name: string, entries = ENTRIES): string {
 
 const heldPaths = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `/api/held/${from + i}`);
 
-function runOptions(file: string, targetUrl: string, o: Partial<ReplayRunOptions> = {}): ReplayRunOptions {
-  return {
-    file,
-    targetUrl,
-    apiKey: 'replay-key-0001',
-    safety: { includeWrites: false, allowProductionWrites: false, targetIsSandboxOrLoopback: true, allPaths: false },
-    rules: EMPTY_RULE_SET,
-    checkOrder: true,
-    concurrency: 4,
-    ratePerSecond: undefined,
-    timeoutMs: 10_000,
-    hourlyBudget: 1000,
-    ...o,
-  };
-}
+const runOptions = (file: string, targetUrl: string, o: Partial<ReplayRunOptions> = {}): ReplayRunOptions =>
+  replayRunOptions(file, targetUrl, { timeoutMs: 10_000, ...o });
 
 describe('runReplay with an abort signal', () => {
   it('stops sending at the signal, finishes the calls in flight and hands them over in file order', async () => {

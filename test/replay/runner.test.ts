@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ReportEntry } from '../../src/replay/report-entry.js';
-import { EMPTY_RULE_SET, parseRules } from '../../src/replay/rules.js';
-import { runReplay, type ReplayRunOptions } from '../../src/replay/runner.js';
+import { parseRules } from '../../src/replay/rules.js';
+import { runReplay } from '../../src/replay/runner.js';
+import { replayRunOptions as options } from './run-options.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'replay-runner-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,21 +52,6 @@ function recording(name: string, lines: string[]): string {
   return p;
 }
 
-function options(file: string, targetUrl: string, o: Partial<ReplayRunOptions> = {}): ReplayRunOptions {
-  return {
-    file,
-    targetUrl,
-    apiKey: 'replay-key-0001',
-    safety: { includeWrites: false, allowProductionWrites: false, targetIsSandboxOrLoopback: true, allPaths: false },
-    rules: EMPTY_RULE_SET,
-    checkOrder: true,
-    concurrency: 4,
-    ratePerSecond: undefined,
-    timeoutMs: 5000,
-    hourlyBudget: 1000,
-    ...o,
-  };
-}
 
 describe('runReplay', () => {
   it('replaces recorded keys with the replay key and never sends or reports the recorded ones', async () => {
