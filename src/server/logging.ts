@@ -35,9 +35,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination ? pino(options, destination) : pino(options);
 }
 
-function requestFacts(req: IncomingMessage) {
+/** Adds what the gateway learnt about the request to pino-http's line object (built afresh for each line,
+ * so it is filled in place rather than copied). */
+function withRequestFacts(req: IncomingMessage, line: object): object {
   const ctx = contextOf(req);
-  return { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode };
+  return Object.assign(line, { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode });
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -60,8 +62,8 @@ export function createHttpLogger(logger: Logger): HttpLogger {
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
     // Added to the final line only (customProps would also bind them, empty, when the request starts).
-    customSuccessObject: (req, _res, line: object) => ({ ...line, ...requestFacts(req) }),
-    customErrorObject: (req, _res, _err, line: object) => ({ ...line, ...requestFacts(req) }),
+    customSuccessObject: (req, _res, line: object) => withRequestFacts(req, line),
+    customErrorObject: (req, _res, _err, line: object) => withRequestFacts(req, line),
     customLogLevel(_req, res, err) {
       if (err || res.statusCode >= 500) return 'error';
       return res.statusCode >= 400 ? 'warn' : 'info';
