@@ -156,17 +156,19 @@ const childTarget = (name: string, script: string, urlPath: string): TargetSpec 
   start: (upstream) => startChild(name, path.join(here, script), ['--upstream', upstream.url], LIFETIME_S),
 });
 
+// Each ratio's two sides run one after the other (in both orders across rounds): on a shared machine the
+// speed drifts over minutes, and a baseline measured far from its gateway row would carry that drift.
 const TARGETS: TargetSpec[] = [
   { name: 'direct v1 100 records', path: '/api/v1/clients?limit=100', start: async (u) => u, shared: true },
-  { name: 'direct v1 1000 records', path: '/api/v1/clients?limit=1000', start: async (u) => u, shared: true },
   childTarget('minimal reshaper 100', 'minimal-reshaper.js', '/api/clients/0/100'),
-  childTarget('minimal reshaper 1000', 'minimal-reshaper.js', '/api/clients/0/1000'),
-  childTarget('bare express+HPM passthrough', 'bare-proxy.js', '/api/v1/clients?limit=100'),
   gatewayTarget('gateway translated 100', '/api/clients/0/100'),
+  { name: 'direct v1 1000 records', path: '/api/v1/clients?limit=1000', start: async (u) => u, shared: true },
+  childTarget('minimal reshaper 1000', 'minimal-reshaper.js', '/api/clients/0/1000'),
   gatewayTarget('gateway translated 1000', '/api/clients/0/1000'),
+  childTarget('bare express+HPM passthrough', 'bare-proxy.js', '/api/v1/clients?limit=100'),
+  gatewayTarget('gateway passthrough', '/api/v1/clients?limit=100'),
   gatewayTarget('gateway meetourteam cold', '/api/meetourteam/0/20', () => coldRequests('/api/meetourteam/0/20')),
   gatewayTarget('gateway meetourteam cached', '/api/meetourteam/0/20'),
-  gatewayTarget('gateway passthrough', '/api/v1/clients?limit=100'),
   // What the one log line per request costs (DESIGN requires it at info): the same two, logs at warn.
   gatewayTarget('gateway translated 100, logs off', '/api/clients/0/100', undefined, { LOG_LEVEL: 'warn' }),
   gatewayTarget('gateway passthrough, logs off', '/api/v1/clients?limit=100', undefined, { LOG_LEVEL: 'warn' }),
