@@ -4,16 +4,16 @@
 // and answers a legacy-shaped 502/504 when the upstream fails before replying (413 past the body limit).
 // It never buffers a body, never retries, never caches, and only ever talks to UPSTREAM_URL's origin.
 //
-// It drives an undici pool directly (`stream`: the reply is written straight into the response) rather
-// than http-proxy-middleware: under the same load (bench/, 50 connections) http-proxy-middleware on
-// node:http measured no faster than a bare express + http-proxy-middleware proxy, while this path
-// measures 1.2-2x its req/s (median 1.4x over 7 runs of `npm run bench`), and 1.1-1.8x less CPU per request.
+// It drives an undici pool directly (a dispatch handler, reply-relay.ts, writes the reply straight into
+// the response) rather than http-proxy-middleware: under the same load (bench/, 50 connections)
+// http-proxy-middleware on node:http measured no faster than a bare express + http-proxy-middleware proxy.
 import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../errors.js';
 import { apiKeyOf, queryMayHoldApiKey, withoutApiKeyParam } from '../upstream/api-key.js';
 import { sendLegacyError } from './error-reply.js';
+import { ReplyRelay } from './reply-relay.js';
 import { hopByHopNames, namedInConnection } from './hop-by-hop.js';
 import { contextOf, noteUpstreamCall } from './request-context.js';
 import { REQUEST_LIMITS, tooLarge } from './request-guard.js';
@@ -139,32 +139,30 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     } catch (err) {
       return sendLegacyError(req, res, err);
     }
-    pool
-      .stream(
-        // No abort signal: once the reply has started, undici stops the exchange when the response is
-        // destroyed (caller gone); before that, the wait is bounded by the upstream timeout.
-        { method: req.method ?? 'GET', path: `${pathPrefix}${path}`, headers, body },
-        ({ statusCode, headers: upstreamReply }) => {
-          noteUpstreamCall(ctx, urlPath, started, statusCode);
-          res.writeHead(statusCode, replyHeaders(upstreamReply as IncomingHttpHeaders));
-          return res;
-        },
-      )
-      .catch((err: unknown) => {
-        if (res.headersSent || res.destroyed) {
-          // The reply had started (or the caller left): nothing legacy-shaped can follow.
-          res.destroy();
-          return;
-        }
-        const error = oversized ? tooLarge(maxBodyBytes) : failure(err);
-        noteUpstreamCall(ctx, urlPath, started, error.code);
-        if (error.status === 413) {
-          // The rest of the upload is not worth reading: answer, then close the connection.
-          res.setHeader('connection', 'close');
-          res.once('finish', () => req.socket.destroySoon());
-        }
-        sendLegacyError(req, res, error);
-      });
+    const failedBeforeReply = (err: unknown): void => {
+      if (body !== null && body !== req) body.destroy();
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      const error = oversized ? tooLarge(maxBodyBytes) : failure(err);
+      noteUpstreamCall(ctx, urlPath, started, error.code);
+      if (error.status === 413) {
+        // The rest of the upload is not worth reading: answer, then close the connection.
+        res.setHeader('connection', 'close');
+        res.once('finish', () => req.socket.destroySoon());
+      }
+      sendLegacyError(req, res, error);
+    };
+    const relay = new ReplyRelay(res, {
+      replyStarted(statusCode, upstreamReply) {
+        noteUpstreamCall(ctx, urlPath, started, statusCode);
+        return replyHeaders(upstreamReply);
+      },
+      failedBeforeReply,
+    });
+    // dispatch() reports its own failures (a bad option, a closed pool) through the relay's onResponseError.
+    pool.dispatch({ method: req.method ?? 'GET', path: `${pathPrefix}${path}`, headers, body }, relay);
   };
   return Object.assign(handler, { close: () => pool.destroy() });
 }

@@ -137,6 +137,31 @@ describe('passthrough', () => {
     expect(hash.digest('hex')).toBe(expected.digest('hex'));
   });
 
+  it('stops the upstream exchange when the caller leaves mid-reply, and serves the next call', async () => {
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((r) => (upstreamClosed = r));
+    upstream.handle((_req, res) => {
+      res.on('close', () => upstreamClosed());
+      // The first chunk only: the rest would never come, so only the gateway can end this exchange.
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(1024 * 1024) });
+      res.write(Buffer.alloc(1024, 1));
+    });
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(`${gateway.url}/assets/endless.bin`, { agent: false }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+    });
+    await closed;
+    upstream.handle((_req, res) => json(res, 200, { ok: true }));
+    const next = await request({ path: '/api/v1/clients' });
+    expect(next.status).toBe(200);
+    expect(JSON.parse(next.body.toString())).toEqual({ ok: true });
+  });
+
   it('streams a large request body to the upstream unchanged', async () => {
     upstream.handle((req, res) => json(res, 200, { sha: createHash('sha256').update(req.body).digest('hex') }));
     const body = Buffer.alloc(5 * 1024 * 1024, 3);
