@@ -21,7 +21,13 @@ export class IdempotencyStore {
   private readonly entries: LRUCache<string, Entry>;
 
   constructor(options: { ttlMs?: number; maxEntries?: number } = {}) {
-    this.entries = new LRUCache<string, Entry>({ max: options.maxEntries ?? 100_000, ttl: options.ttlMs ?? 24 * 3600 * 1000 });
+    // Bounded by count through maxSize (each entry weighs 1) rather than `max`, which would allocate its
+    // index arrays for every possible entry up front: about 4 MB held from start-up for 100,000 entries.
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: options.maxEntries ?? 100_000,
+      sizeCalculation: () => 1,
+      ttl: options.ttlMs ?? 24 * 3600 * 1000,
+    });
   }
 
   private hmac(...parts: string[]): string {

@@ -116,7 +116,8 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
     ttlAutopurge: false,
   });
   // Misses counted per key+URL not stored yet: a hash (43 characters) and a small number each.
-  const misses = new LRUCache<string, number>({ max: Math.max(1, options.admissionMemory) });
+  // Bounded by count through maxSize, so its arrays grow with use instead of being allocated in full at start.
+  const misses = new LRUCache<string, number>({ maxSize: Math.max(1, options.admissionMemory), sizeCalculation: () => 1 });
   /** Whether this miss is the one on which the reply is stored. */
   const admits = (key: string): boolean => {
     if (options.storeAfterMisses <= 1) return true;

@@ -92,6 +92,21 @@ describe('IdempotencyStore', () => {
     expect((await store.run('other-key', 'id', fp, pay)).kind).toBe('fresh');
     expect(runs).toBe(2);
   });
+  it('holds at most maxEntries keys, forgetting the least recently used', async () => {
+    const store = new IdempotencyStore({ maxEntries: 2 });
+    let runs = 0;
+    const pay = async () => {
+      runs++;
+      return reply(12, 'ok');
+    };
+    const fp = store.fingerprint({ a: '1' });
+    for (const id of ['first', 'second', 'third']) expect((await store.run('k', id, fp, pay)).kind).toBe('fresh');
+    expect((await store.run('k', 'third', fp, pay)).kind).toBe('replayed');
+    expect((await store.run('k', 'second', fp, pay)).kind).toBe('replayed');
+    // 'first' was pushed out by 'third': a repeat of it is a new payment as far as this store knows.
+    expect((await store.run('k', 'first', fp, pay)).kind).toBe('fresh');
+    expect(runs).toBe(4);
+  });
   it('keeps no key or field in clear', () => {
     const store = new IdempotencyStore();
     const fp = store.fingerprint({ token: 'tok_secret', password: 'hunter2' });
