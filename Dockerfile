@@ -19,6 +19,7 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# The same heap bounds as `npm start`: a small young generation keeps peak RSS near 130 MB under load.
-ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "dist/cli.js"]
+# The same heap flags as `npm start` (README: Memory): peak RSS near 130 MB under load, without a full
+# collection every few dozen milliseconds.
+ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "--initial-old-space-size=48", "dist/cli.js"]
 CMD ["serve"]
