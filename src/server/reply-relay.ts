@@ -18,18 +18,24 @@ export interface ReplyRelayEvents {
 export class ReplyRelay implements Dispatcher.DispatchHandler {
   private started = false;
   private finished = false;
+  /** The exchange's latest controller: undici starts a request again when its connection failed before it was sent. */
+  private controller: Dispatcher.DispatchController | undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly events: ReplyRelayEvents,
-  ) {}
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
+  ) {
     // A caller that goes away while the reply streams stops the upstream exchange too. Before the reply
     // starts the exchange runs on (bounded by the upstream timeout): a request sent is not cut off midway.
-    this.res.once('close', () => {
-      if (this.started && !this.finished && !controller.aborted) controller.abort(new Error('the caller closed the connection'));
+    res.once('close', () => {
+      if (this.started && !this.finished && this.controller && !this.controller.aborted) {
+        this.controller.abort(new Error('the caller closed the connection'));
+      }
     });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
