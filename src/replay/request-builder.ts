@@ -5,6 +5,7 @@
 // dropped for the same reason.
 // Pure: must never do I/O; it keeps the recorded path and query byte for byte (no URL re-serialisation).
 import { isJsonObject, numberSpelling, NumberLiteral, stringifyExact, type JsonValue } from '../json-exact.js';
+import { multipartFormBody } from './multipart-body.js';
 import type { RecordedExchange } from './recording.js';
 
 export interface ReplayRequest {
@@ -111,20 +112,27 @@ export function buildReplayRequest(
         // The recorder stores a parsed form body as an object: send it back in the form it came in.
         const type = (headers['content-type'] ?? '').toLowerCase();
         const fields = formFieldsOf(recorded.body.value);
-        if (fields && (type.includes('x-www-form-urlencoded') || type.includes('multipart/form-data'))) {
+        if (fields && type.includes('multipart/form-data')) {
+          // The recorded boundary went with the recorded bytes: the fields are encoded afresh, with a new one.
+          ({ body, contentType: headers['content-type'] } = multipartFormBody(fields));
+        } else if (fields && type.includes('x-www-form-urlencoded')) {
           body = new URLSearchParams(fields).toString();
-          // A multipart boundary is not recorded; the same fields as a urlencoded form are equivalent here.
-          headers['content-type'] = 'application/x-www-form-urlencoded';
         } else {
           body = stringifyExact(recorded.body.value);
           headers['content-type'] ??= 'application/json';
         }
         break;
       }
-      case 'form':
-        body = new URLSearchParams(recorded.body.fields.map(([n, v]): [string, string] => [n, v])).toString();
-        headers['content-type'] ??= 'application/x-www-form-urlencoded';
+      case 'form': {
+        const fields = recorded.body.fields.map(([n, v]): [string, string] => [n, v]);
+        if ((headers['content-type'] ?? '').toLowerCase().includes('multipart/form-data')) {
+          ({ body, contentType: headers['content-type'] } = multipartFormBody(fields));
+        } else {
+          body = new URLSearchParams(fields).toString();
+          headers['content-type'] ??= 'application/x-www-form-urlencoded';
+        }
         break;
+      }
     }
   }
   return { method, url: `${base.origin}${basePath}${pathAndQuery}`, headers, body };

@@ -1,4 +1,5 @@
 // The replayed request: recorded path and query on the target, keys replaced, credentials dropped.
+import busboy from 'busboy';
 import { describe, expect, it } from 'vitest';
 import { buildReplayRequest } from '../../src/replay/request-builder.js';
 import type { RecordedExchange } from '../../src/replay/recording.js';
@@ -68,9 +69,43 @@ describe('buildReplayRequest', () => {
       recorded({ method: 'POST', body: { kind: 'json', value: { revenue_amount: '5.00', send_email: 0 } }, headers: [['content-type', 'multipart/form-data; boundary=x']] }),
       { baseUrl: 'http://gw', apiKey: undefined },
     );
-    expect(parsedForm).toMatchObject({ body: 'revenue_amount=5.00&send_email=0', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(parsedForm.headers['content-type']).toBe('multipart/form-data; boundary=----legacy-gateway-replay');
+    expect(parsedForm.body).toBe(
+      '------legacy-gateway-replay\r\nContent-Disposition: form-data; name="revenue_amount"\r\n\r\n5.00\r\n' +
+        '------legacy-gateway-replay\r\nContent-Disposition: form-data; name="send_email"\r\n\r\n0\r\n' +
+        '------legacy-gateway-replay--\r\n',
+    );
+    const parsedUrlencoded = buildReplayRequest(
+      recorded({ method: 'POST', body: { kind: 'json', value: { a: '1', b: 'x y' } }, headers: [['content-type', 'application/x-www-form-urlencoded']] }),
+      { baseUrl: 'http://gw', apiKey: undefined },
+    );
+    expect(parsedUrlencoded).toMatchObject({ body: 'a=1&b=x+y', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     const json = buildReplayRequest(recorded({ method: 'POST', body: { kind: 'json', value: { a: [1] } } }), { baseUrl: 'http://gw', apiKey: undefined });
     expect(json).toMatchObject({ body: '{"a":[1]}', headers: { 'content-type': 'application/json' } });
     expect(buildReplayRequest(recorded({ body: { kind: 'text', text: 'x' } }), { baseUrl: 'http://gw', apiKey: undefined }).body).toBeUndefined();
+  });
+
+  it('replays a multipart recording as multipart, its fields intact whatever they hold', async () => {
+    const fields: Array<[string, string]> = [
+      ['token', 'tok_visa'],
+      ['note', 'line one\r\nline two, with ------legacy-gateway-replay inside'],
+      ['quote"d', ''],
+      ['amount', '5.00'],
+    ];
+    const req = buildReplayRequest(recorded({ method: 'POST', body: { kind: 'form', fields }, headers: [['Content-Type', 'multipart/form-data; boundary=old']] }), {
+      baseUrl: 'http://gw',
+      apiKey: undefined,
+    });
+    // A value holding the usual boundary makes it longer; the body still parses back to the same fields.
+    expect(req.headers['content-type']).toBe('multipart/form-data; boundary=----legacy-gateway-replay-x');
+    const parsed: Array<[string, string]> = [];
+    await new Promise<void>((resolve, reject) => {
+      const parser = busboy({ headers: { 'content-type': req.headers['content-type']! } });
+      parser.on('field', (name, value) => parsed.push([name, value]));
+      parser.on('close', resolve);
+      parser.on('error', reject);
+      parser.end(Buffer.from(req.body!));
+    });
+    expect(parsed).toEqual(fields.map(([n, v]) => [n.replace('"', '%22'), v]));
   });
 });
