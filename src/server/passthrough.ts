@@ -139,12 +139,9 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     } catch (err) {
       return sendLegacyError(req, res, err);
     }
+    // Called by the relay only while the caller still waits and nothing of a reply has been sent.
     const failedBeforeReply = (err: unknown): void => {
       if (body !== null && body !== req) body.destroy();
-      if (res.headersSent || res.destroyed) {
-        res.destroy();
-        return;
-      }
       const error = oversized ? tooLarge(maxBodyBytes) : failure(err);
       noteUpstreamCall(ctx, urlPath, started, error.code);
       if (error.status === 413) {
