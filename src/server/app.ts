@@ -89,11 +89,10 @@ export function createApp(deps: AppDeps): RequestListener {
     return path === '/healthz' ? 'healthz' : path === '/readyz' ? 'readyz' : undefined;
   };
 
-  const isGatewayRoute = (req: IncomingMessage): boolean => {
-    const url = req.url ?? '/';
-    if (ownRoute(req)) return true;
+  /** A mapped legacy GET (the gateway's own routes are found before, by ownRoute). */
+  const isLegacyCall = (req: IncomingMessage): boolean => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const target = legacyTarget(url);
+    const target = legacyTarget(req.url ?? '/');
     return target !== undefined && deps.mappings.has(target.method);
   };
 
@@ -106,7 +105,7 @@ export function createApp(deps: AppDeps): RequestListener {
     httpLogger(req, res);
     const own = ownRoute(req);
     if (own) ctx.legacyMethod = own;
-    const route = isPaymentCall(req) ? 'payment' : isGatewayRoute(req) ? 'gateway' : 'passthrough';
+    const route = isPaymentCall(req) ? 'payment' : own || isLegacyCall(req) ? 'gateway' : 'passthrough';
     // The payment route enforces its own body limit while reading, and answers it in the payment shape.
     const bodyLimit = BODY_LIMITS[route];
     const problem = requestProblem(req, bodyLimit);
