@@ -2,7 +2,7 @@
 // The one entry point: `legacy-gateway serve | sandbox | coverage | check | replay`.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 import { Command, InvalidArgumentError } from 'commander';
-import { registerReplayCommand } from './replay/command-line.js';
+import { registerReplayCommand } from './commands/replay.js';
 
 function portNumber(value: string): number {
   const n = Number(value);

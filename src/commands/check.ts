@@ -1,12 +1,12 @@
 // `legacy-gateway check`: before a switch, probes what the gateway will depend on: the mappings load,
 // the upstream answers, and the API key may read every v1 resource the mappings use (401 invalid key,
 // 403 scope or account gate, 429 budget). One small GET per resource; it never writes and never prints a key.
-import { ConfigError, loadConfig } from '../config.js';
-import { GatewayError } from '../errors.js';
-import { loadMappingDirectory } from '../loaders/mapping-files.js';
+import { ConfigError, loadConfig } from '../gateway/config.js';
+import { GatewayError } from '../shared/errors.js';
+import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { SANDBOX_KEYS, startSandbox } from '../sandbox/index.js';
-import { V1Client } from '../upstream/v1-client.js';
+import { V1Client } from '../gateway/upstream/v1-client.js';
 
 export interface CheckLine {
   check: string;

@@ -1,6 +1,6 @@
 // `legacy-gateway coverage`: loads the mapping set and prints the field coverage matrix.
-import { SHIPPED_MAPPINGS_DIR } from '../config.js';
-import { loadMappingFiles } from '../loaders/mapping-files.js';
+import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
+import { loadMappingFiles } from '../gateway/loaders/mapping-files.js';
 import { coverageRows, coverageText, sourceOf } from '../mapping/coverage.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 

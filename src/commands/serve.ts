@@ -1,11 +1,11 @@
 // `legacy-gateway serve`: reads the environment, starts the gateway, and stops it on SIGTERM/SIGINT:
 // the gateway drains (see src/server/lifecycle.ts), then the process exits; a second signal exits at once.
 // Start-up problems (bad setting, bad mapping file) are printed plainly and exit 1, without a stack trace.
-import { ConfigError, loadConfig } from '../config.js';
-import { StaticFileError } from '../loaders/static-records.js';
+import { ConfigError, loadConfig } from '../gateway/config.js';
+import { StaticFileError } from '../gateway/loaders/static-records.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { createLogger } from '../server/logging.js';
-import { startGateway } from '../server/start.js';
+import { createLogger } from '../gateway/logging.js';
+import { startGateway } from '../gateway/start.js';
 
 export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let config;

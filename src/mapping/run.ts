@@ -1,7 +1,7 @@
 // Runs one mapping for one legacy call: checks the legacy input, asks v1 through the injected port,
 // and builds the legacy reply. Knows no legacy method by name: everything specific is in the mapping.
 // It never does I/O itself; the only way out is `deps.v1Get`.
-import { badRequest, GatewayError } from '../errors.js';
+import { badRequest, GatewayError } from '../shared/errors.js';
 import { toLegacyRecord, type V1Record } from './legacy-record.js';
 import { parseId, parsePage } from './paging.js';
 import type {

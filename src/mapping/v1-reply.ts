@@ -1,7 +1,7 @@
 // The v1 reply shapes the engine relies on (v1-api.md: list envelope, records), checked with zod,
 // and the port through which the engine asks for v1 data. Pure: the port is implemented elsewhere.
 import { z } from 'zod';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../shared/errors.js';
 import type { V1Record } from './legacy-record.js';
 
 /** One GET to v1: a path under /api/v1/ and its query. Resolves with the parsed JSON of a 2xx reply;

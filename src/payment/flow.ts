@@ -2,7 +2,7 @@
 // discount (7), timezone, new client (2/4/5/0), and the payment itself (9/11/8/12), each step stopping at
 // its code. v1 is reached only through the injected ports. The payment POST is made at most once and is
 // never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../shared/errors.js';
 import { checkLocally, present, type LegacyFields } from './local-checks.js';
 import { fill } from './messages.js';
 import { isFault, matchRule, outcomeUnknown, reply, type LegacyPaymentReply } from './outcome.js';

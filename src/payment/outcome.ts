@@ -1,7 +1,7 @@
 // Decides the legacy code and HTTP status of an upstream failure in the payment flow. Pure.
 // A refusal by v1 (a 4xx about the request) is a legacy code with HTTP 200; a fault (401/403/429/5xx,
 // unreachable, timeout) is code 8 with the fault's HTTP status (DESIGN: Non-functional, payment POST).
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../shared/errors.js';
 import type { ErrorRule } from './payment-mapping.js';
 
 export interface LegacyPaymentReply {

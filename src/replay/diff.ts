@@ -5,7 +5,7 @@
 // and the replay is about values and types. Array order matters unless a rule (or checkOrder: false)
 // says a list is unordered. Unlike Diffy, it never sorts a list before comparing.
 // Pure and total: it must never throw on any JSON input, never do I/O, and diff(x, x) is always empty.
-import { jsonTypeOf, numberSpelling, NumberLiteral, type JsonObject, type JsonValue } from '../json-exact.js';
+import { jsonTypeOf, numberSpelling, NumberLiteral, type JsonObject, type JsonValue } from '../shared/json-exact.js';
 import { appendPath, matchesPattern, ROOT_PATH, type PathSegment } from './json-path.js';
 import { NO_RULES, type CompiledRule, type DiffRules } from './diff-rules.js';
 import { canonicalDecimal, decimalStringValue, sameValueSpelledDifferently } from './value-spelling.js';

@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { JSONParser } from '@streamparser/json';
-import { JsonSyntaxError, parseJsonExact } from '../json-exact.js';
+import { JsonSyntaxError, parseJsonExact } from '../shared/json-exact.js';
 import { fromHarEntry, fromJsonlLine, RecordingEntryError, type RecordedExchange } from './recording.js';
 
 export type RecordingFormat = 'har' | 'jsonl';

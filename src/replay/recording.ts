@@ -4,8 +4,8 @@
 // Pure: converts already-parsed values; it must never read files, and its errors name the place in the
 // file (`log.entries[12].response.status`, `line 13: request.url`) and the reason, never a header value.
 import { z } from 'zod';
-import { asJsonValue, type JsonValue } from '../json-exact.js';
-import type { HeaderPair } from '../redact.js';
+import { asJsonValue, type JsonValue } from '../shared/json-exact.js';
+import type { HeaderPair } from '../shared/redact.js';
 
 export type RecordedRequestBody =
   | { kind: 'text'; text: string }

@@ -3,7 +3,7 @@
 // Pure: must never do I/O. Every entry that reaches a report, stdout or a log has been through
 // redactReportEntry; nothing else builds report entries from recorded data.
 import type { Difference } from './diff.js';
-import { redactDifferenceValue, redactUrl, type SecretScrubber } from '../redact.js';
+import { redactDifferenceValue, redactUrl, type SecretScrubber } from '../shared/redact.js';
 import type { SkipReason } from './safety.js';
 
 export const OUTCOMES = ['identical', 'different', 'skipped', 'error'] as const;

@@ -5,7 +5,7 @@
 // Pure: builds a string. It must never reference anything outside the page (a Content-Security-Policy
 // forbids every fetch), and only ever receives entries that went through redactReportEntry.
 import { DIFF_KINDS, type Difference } from './diff.js';
-import { stringifyExact, type JsonValue } from '../json-exact.js';
+import { stringifyExact, type JsonValue } from '../shared/json-exact.js';
 import { OUTCOMES, type ReportEntry } from './report-entry.js';
 import type { ReportMeta } from './report-json.js';
 import { SKIP_REASONS, SKIP_REASON_TEXT } from './safety.js';

@@ -6,7 +6,7 @@
 // to disk without holding them; numbers keep their recorded spelling.
 // Pure: must never do I/O, and only ever receives entries that went through redactReportEntry.
 import type { Difference } from './diff.js';
-import { stringifyExact, type JsonObject, type JsonValue } from '../json-exact.js';
+import { stringifyExact, type JsonObject, type JsonValue } from '../shared/json-exact.js';
 import type { ReportEntry } from './report-entry.js';
 import type { ReplaySummary } from './summary.js';
 

@@ -4,7 +4,7 @@
 // when it has none: a key from a recording is never reused silently. Cookies and Authorization are
 // dropped for the same reason.
 // Pure: must never do I/O; it keeps the recorded path and query byte for byte (no URL re-serialisation).
-import { isJsonObject, numberSpelling, NumberLiteral, stringifyExact, type JsonValue } from '../json-exact.js';
+import { isJsonObject, numberSpelling, NumberLiteral, stringifyExact, type JsonValue } from '../shared/json-exact.js';
 import { multipartFormBody } from './multipart-body.js';
 import type { RecordedExchange } from './recording.js';
 

@@ -16,7 +16,7 @@ import { createPacer } from './pace.js';
 import type { ProgressState } from './progress.js';
 import { readRecording, type RecordingFormat } from './read-recording.js';
 import type { RecordedExchange } from './recording.js';
-import { secretsOfRequest, SecretScrubber } from '../redact.js';
+import { secretsOfRequest, SecretScrubber } from '../shared/redact.js';
 import { diffReplies, parseBody } from './reply-diff.js';
 import { redactReportEntry, type ReportEntry } from './report-entry.js';
 import type { RuleUsage } from './report-json.js';

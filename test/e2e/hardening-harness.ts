@@ -2,9 +2,9 @@
 // memory, and helpers to wait for events (requests reaching the gateway or the upstream) instead of sleeping.
 import type http from 'node:http';
 import { Writable } from 'node:stream';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/server/logging.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { loadConfig } from '../../src/gateway/config.js';
+import { createLogger } from '../../src/gateway/logging.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/start.js';
 
 export interface HardenedGateway extends RunningGateway {
   logs: string[];

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { startGateway } from '../../src/server/start.js';
+import { ConfigError, loadConfig } from '../../src/gateway/config.js';
+import { startGateway } from '../../src/gateway/start.js';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { fetchText, startHardenedGateway } from './hardening-harness.js';
 

@@ -1,8 +1,8 @@
 // Starts a real gateway on a loopback port for a test, with its log lines captured in memory.
 import { Writable } from 'node:stream';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/server/logging.js';
-import { startGateway, type RunningGateway } from '../../src/server/start.js';
+import { loadConfig } from '../../src/gateway/config.js';
+import { createLogger } from '../../src/gateway/logging.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/start.js';
 import { fetchReply, type Reply } from './fetch-reply.js';
 
 export interface TestGateway extends RunningGateway {

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { diffJson, type Difference } from '../../src/replay/diff.js';
-import { NumberLiteral, parseJsonExact, type JsonValue } from '../../src/json-exact.js';
+import { NumberLiteral, parseJsonExact, type JsonValue } from '../../src/shared/json-exact.js';
 import { parseRules, rulesForMethod } from '../../src/replay/rules.js';
 
 const diff = (e: JsonValue, a: JsonValue, rulesYaml?: string, method?: string): Difference[] =>

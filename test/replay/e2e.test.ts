@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerReplayCommand } from '../../src/replay/command-line.js';
-import { runReplayCommand } from '../../src/replay/command.js';
+import { registerReplayCommand } from '../../src/commands/replay.js';
+import { runReplayCommand } from '../../src/replay/run-command.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 

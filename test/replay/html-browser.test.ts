@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReplayCommand } from '../../src/replay/command.js';
+import { runReplayCommand } from '../../src/replay/run-command.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HAR = path.join(here, '../fixtures/replay/legacy-traffic.har');

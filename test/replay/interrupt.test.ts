@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { runReplayCommand, type CommandIo } from '../../src/replay/command.js';
+import { runReplayCommand, type CommandIo } from '../../src/replay/run-command.js';
 import type { ReportEntry } from '../../src/replay/report-entry.js';
 import { runReplay, type ReplayRunOptions } from '../../src/replay/runner.js';
 import { replayRunOptions } from './run-options.js';

@@ -1,7 +1,7 @@
 // Exact JSON parse/print: number spellings survive, everything else matches JSON.parse.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonSyntaxError, NumberLiteral, parseJsonExact, stringifyExact } from '../../src/json-exact.js';
+import { JsonSyntaxError, NumberLiteral, parseJsonExact, stringifyExact } from '../../src/shared/json-exact.js';
 
 describe('parseJsonExact', () => {
   it('keeps non-canonical number spellings and big integers', () => {

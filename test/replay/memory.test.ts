@@ -16,13 +16,13 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/gateway/config.js';
 import { createJsonReportWriter } from '../../src/replay/report-files.js';
 import { EMPTY_RULE_SET } from '../../src/replay/rules.js';
 import { runReplay, type ReplayRunResult } from '../../src/replay/runner.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
-import { createLogger } from '../../src/server/logging.js';
-import { startGateway } from '../../src/server/start.js';
+import { createLogger } from '../../src/gateway/logging.js';
+import { startGateway } from '../../src/gateway/start.js';
 
 /** A full GC before each sample, so the figure is the live heap, not V8's lazy collection schedule. */
 function collectGarbage(): () => void {

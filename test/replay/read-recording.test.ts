@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NumberLiteral } from '../../src/json-exact.js';
+import { NumberLiteral } from '../../src/shared/json-exact.js';
 import { detectFormat, readRecording, RecordingInputError } from '../../src/replay/read-recording.js';
 import type { RecordedExchange } from '../../src/replay/recording.js';
 

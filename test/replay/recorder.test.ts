@@ -9,7 +9,7 @@ import express from 'express';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/replay/runner.js';
 import { EMPTY_RULE_SET } from '../../src/replay/rules.js';
-import { createRecorder, type Recorder } from '../../src/server/recorder.js';
+import { createRecorder, type Recorder } from '../../src/gateway/steps/record.js';
 
 interface Line {
   time: string;

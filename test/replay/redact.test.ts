@@ -1,6 +1,6 @@
 // The one redaction module: markers keep the JSON type; URLs, headers, bodies and free text lose secrets.
 import { describe, expect, it } from 'vitest';
-import { NumberLiteral, parseJsonExact } from '../../src/json-exact.js';
+import { NumberLiteral, parseJsonExact } from '../../src/shared/json-exact.js';
 import {
   REDACTED,
   redactBodyText,
@@ -11,7 +11,7 @@ import {
   redactUrl,
   SecretScrubber,
   secretsOfRequest,
-} from '../../src/redact.js';
+} from '../../src/shared/redact.js';
 
 describe('redaction', () => {
   it('replaces a secret by a marker of the same JSON type', () => {

@@ -1,13 +1,13 @@
 // The pure report builders: the JSON report is valid JSON with exact numbers, the summary table lines
 // up, and the HTML page escapes every recorded or replayed value (a reply is untrusted text).
 import { describe, expect, it } from 'vitest';
-import { NumberLiteral } from '../../src/json-exact.js';
+import { NumberLiteral } from '../../src/shared/json-exact.js';
 import type { ReportEntry } from '../../src/replay/report-entry.js';
 import { redactReportEntry } from '../../src/replay/report-entry.js';
 import { escapeHtml, renderHtmlReport } from '../../src/replay/report-html.js';
 import { buildJsonReport } from '../../src/replay/report-json.js';
 import { progressLine } from '../../src/replay/progress.js';
-import { SecretScrubber } from '../../src/redact.js';
+import { SecretScrubber } from '../../src/shared/redact.js';
 import { renderSummaryTable, SummaryBuilder } from '../../src/replay/summary.js';
 
 const entries: ReportEntry[] = [

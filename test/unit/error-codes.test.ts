@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../src/errors.js';
+import { ERROR_CODES } from '../../src/shared/errors.js';
 
 describe('the error code registry', () => {
   it('documents every code in the README with its HTTP status', async () => {

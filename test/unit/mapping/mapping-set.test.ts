@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SHIPPED_MAPPINGS_DIR } from '../../../src/config.js';
-import { loadMappingFiles } from '../../../src/loaders/mapping-files.js';
+import { SHIPPED_MAPPINGS_DIR } from '../../../src/gateway/config.js';
+import { loadMappingFiles } from '../../../src/gateway/loaders/mapping-files.js';
 import { MappingSetError } from '../../../src/mapping/mapping-set.js';
 
 async function dirWith(files: Record<string, string>): Promise<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../src/errors.js';
+import { GatewayError } from '../../../src/shared/errors.js';
 import { mappingSchema, type Mapping } from '../../../src/mapping/schema.js';
 import { runMapping, type EngineDeps } from '../../../src/mapping/run.js';
 import type { V1Call } from '../../../src/mapping/v1-reply.js';

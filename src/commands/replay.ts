@@ -1,0 +1,80 @@
+// `legacy-gateway replay <file> [options]` as the command line sees it: the options, their help and the
+// exit code 2 for a malformed command line. The work (src/replay/command.ts) is loaded only when the
+// command runs, so `serve` never loads the replay engine.
+import { Command, Option } from 'commander';
+import { DEFAULT_HOURLY_BUDGET } from '../replay/budget.js';
+
+/** Commander errors (unknown option, missing value...) of this command exit with 2, not commander's 1. */
+class ReplayCommand extends Command {
+  override error(message: string, errorOptions?: { code?: string; exitCode?: number }): never {
+    return super.error(message, { ...errorOptions, exitCode: 2 });
+  }
+}
+
+const HELP_AFTER = `
+What it compares:
+  Each recorded reply against the gateway's, field by field and type by type. Object key order is
+  ignored (the replay is about values and types); array order is checked (--check-order, the default).
+  Difference kinds: type ("1" vs 1), format (same value spelled differently: "45.5" vs "45.50",
+  "09:00" vs "09:00:00", two spellings of a date), value, missing, extra, order, status.
+
+Safety:
+  Reads replay by default. Writes (POST, PUT, PATCH, DELETE) are skipped unless --include-writes.
+  POST /api/payment is replayed only with --include-writes and a target that is the embedded sandbox or a
+  loopback address, unless --allow-production-writes is also given. Recorded API keys are never reused:
+  they are replaced by --api-key (or UPSTREAM_API_KEY). Keys, card tokens and passwords never appear in
+  reports or output.
+
+Exit codes:
+  0    at most --max-differences entries differ (an entry that could not be replayed counts as differing)
+  1    more entries differ
+  2    usage error, or the recording or rules file is unusable (the message says what and where), or a
+       report cannot be written
+  130  interrupted (Ctrl-C / SIGINT, or SIGTERM) before every entry was replayed: the calls in flight
+       finish and the reports cover the entries done, marked interrupted; a second signal removes the
+       partial reports and quits at once
+
+Examples:
+  legacy-gateway replay traffic.har --html report.html
+  legacy-gateway replay staging.jsonl --target http://127.0.0.1:8080 --api-key "$KEY" --json out.json
+  legacy-gateway replay traffic.har --upstream https://api.example.com --rate 0.25/s --rules rules.yaml
+`;
+
+export function registerReplayCommand(program: Command): void {
+  const cmd = new ReplayCommand('replay');
+  cmd.copyInheritedSettings(program);
+  cmd
+    .description(
+      'replay recorded legacy traffic (HAR or JSONL) through the gateway and report every difference, type by type',
+    )
+    .usage('<file> [options]')
+    .argument('<file>', 'HAR 1.2 file or JSONL ({"request":{...},"response":{...}} per line); read streamed')
+    .option('--target <url>', "a running gateway: the recorded URLs' scheme and host are replaced by it")
+    .option('--upstream <url>', 'without --target, the v1 API the in-process gateway uses (default: the embedded sandbox)')
+    .option('--api-key <key>', 'the API key to send (default: $UPSTREAM_API_KEY); recorded keys are replaced, never reused')
+    .option('--json <file>', 'write the JSON report (summary and every entry)')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--max-differences <n>', 'exit 0 when at most this many entries differ, else 1 (default: 0)')
+    .option('--check-order', 'report a reordered list as an `order` difference', true)
+    .option('--no-check-order', 'compare every list as unordered')
+    .option('--rules <file>', 'YAML or JSON rules: ignored paths, unordered lists, numeric tolerance')
+    .option('--concurrency <n>', 'calls in flight at once (default: 8)')
+    .option('--rate <n/s>', 'at most this many calls per second (e.g. 10/s, 0.25/s)')
+    .option('--budget <n>', `v1 calls allowed per hour per key, URL and verb, for the budget warning (default: ${DEFAULT_HOURLY_BUDGET})`)
+    .option('--timeout <ms>', 'per-call timeout in milliseconds (default: 30000)')
+    .addOption(new Option('--format <format>', 'recording format (default: by extension, then content)').choices(['har', 'jsonl']))
+    .option('--include-writes', 'also replay writes (POST, PUT, PATCH, DELETE)')
+    .option('--allow-production-writes', 'with --include-writes, replay payments against a target that is not the sandbox or loopback')
+    .option('--all-paths', 'also replay calls outside /api/** and /ondemand/** (pages, assets)')
+    .addHelpText('after', HELP_AFTER)
+    .action(async (file: string, raw: Record<string, unknown>) => {
+      // The replay's engine, reports and in-process gateway load only when the command runs.
+      const { runReplayCommand } = await import('../replay/run-command.js');
+      process.exitCode = await runReplayCommand(file, raw, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+      });
+    });
+  program.addCommand(cmd);
+}

@@ -1,0 +1,58 @@
+// The gateway's own routes: /healthz (the process answers) and /readyz (mappings loaded, upstream
+// reachable, not draining). The upstream probe is a plain GET /api/v1: any HTTP answer means reachable.
+import { request } from 'undici';
+import type { Request, Response } from 'express';
+import { writeJson } from './legacy-read.js';
+
+export interface ReadinessDeps {
+  upstreamUrl: string;
+  timeoutMs: number;
+  isDraining: () => boolean;
+  mappingCount: number;
+}
+
+/** Probes at most once per `cacheMs`, so a load balancer polling /readyz cannot flood the upstream. */
+export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
+  let last: { at: number; ok: boolean } | undefined;
+  let pending: Promise<boolean> | undefined;
+
+  async function probe(): Promise<boolean> {
+    try {
+      const res = await request(`${deps.upstreamUrl}/api/v1`, {
+        method: 'GET',
+        headersTimeout: Math.min(deps.timeoutMs, 3000),
+        bodyTimeout: Math.min(deps.timeoutMs, 3000),
+      });
+      await res.body.dump();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async function upstreamReachable(): Promise<boolean> {
+    const now = Date.now();
+    if (last && now - last.at < cacheMs) return last.ok;
+    pending ??= probe().then((ok) => {
+      last = { at: Date.now(), ok };
+      pending = undefined;
+      return ok;
+    });
+    return pending;
+  }
+
+  return {
+    healthz(_req: Request, res: Response): void {
+      writeJson(res, 200, { status: 'ok' });
+    },
+    async readyz(_req: Request, res: Response): Promise<void> {
+      if (deps.isDraining()) return writeJson(res, 503, { status: 'draining' });
+      const upstream = await upstreamReachable();
+      writeJson(res, upstream ? 200 : 503, {
+        status: upstream ? 'ready' : 'upstream unreachable',
+        mappings: deps.mappingCount,
+        upstream: upstream ? 'reachable' : 'unreachable',
+      });
+    },
+  };
+}

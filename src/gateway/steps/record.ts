@@ -1,0 +1,220 @@
+// RECORD_FILE: appends each legacy call and the gateway's reply to a JSONL file, one line per call:
+// {"time","request":{method,url,headers,body},"response":{status,headers,body}}: the format
+// `legacy-gateway replay` reads, so a staging run can be replayed and two runs compared. Secrets (keys,
+// tokens, passwords, Authorization, Cookie) are redacted by src/replay/redact.ts, the same rules as every
+// replay report. A JSON reply is embedded as JSON (numbers spelled as sent); any other reply as a string.
+// It must never throw into the request path or slow it down: capture errors are reported through
+// onError, a failed file stops recording, and when the disk cannot keep up lines are dropped (and
+// counted) rather than buffered without bound. All lines go through one append stream.
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import zlib from 'node:zlib';
+import type { Request, RequestHandler, Response } from 'express';
+import { asJsonValue, parseJsonExact, stringifyExact, type JsonObject, type JsonValue } from '../../shared/json-exact.js';
+import {
+  redactBodyText,
+  redactHeaderRecord,
+  redactJson,
+  redactUrl,
+  secretsOfRequest,
+  SecretScrubber,
+  type HeaderPair,
+} from '../../shared/redact.js';
+
+export interface Recorder {
+  middleware: RequestHandler;
+  /** Stops recording and flushes the file. */
+  close(): Promise<void>;
+}
+
+export interface RecorderOptions {
+  /** Told once per kind of failure (the file cannot be written, lines dropped). Default: a process warning. */
+  onError?: (error: Error) => void;
+  now?: () => Date;
+  /** Replies larger than this are recorded without a body. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Lines are dropped while this much is waiting to be written. Default 16 MiB. */
+  maxPendingBytes?: number;
+}
+
+type WriteArgs = [chunk?: unknown, encoding?: unknown, callback?: unknown];
+
+function headerPairs(headers: Record<string, string | string[]>): HeaderPair[] {
+  const out: HeaderPair[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    for (const v of Array.isArray(value) ? value : [value]) out.push([name, v]);
+  }
+  return out;
+}
+
+function rawHeaders(req: Request): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+function decodeBody(body: Buffer, contentEncoding: unknown): string {
+  const encoding = typeof contentEncoding === 'string' ? contentEncoding.trim().toLowerCase() : '';
+  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.gunzipSync(body).toString('utf8');
+  if (encoding === 'deflate') return zlib.inflateSync(body).toString('utf8');
+  if (encoding === 'br') return zlib.brotliDecompressSync(body).toString('utf8');
+  return body.toString('utf8');
+}
+
+/** The parsed request body as the route saw it (express parsers run before `finish`). */
+function requestBody(req: Request): { json?: JsonValue; text?: string } | undefined {
+  const body: unknown = req.body;
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return { text: body };
+  if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
+  const json = asJsonValue(body);
+  if (json === undefined) return undefined;
+  // A bodyless GET still gets `{}` from some parsers: nothing was sent.
+  if (typeof json === 'object' && !Array.isArray(json) && json !== null && Object.keys(json).length === 0 && !req.headers['content-length']) {
+    return undefined;
+  }
+  return { json };
+}
+
+function replyBody(text: string, contentType: unknown): JsonValue {
+  if (typeof contentType === 'string' && contentType.toLowerCase().includes('json')) {
+    try {
+      const value = parseJsonExact(text);
+      // Only objects and arrays are embedded: a string read back from the file is taken as raw text.
+      if (value !== null && typeof value === 'object') return redactJson(value);
+    } catch {
+      // not JSON after all: recorded as text
+    }
+  }
+  return text;
+}
+
+export function createRecorder(filePath: string, options: RecorderOptions = {}): Recorder {
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxPendingBytes = options.maxPendingBytes ?? 16 * 1024 * 1024;
+  const now = options.now ?? (() => new Date());
+  const reported = new Set<string>();
+  const report = (kind: string, error: Error): void => {
+    if (reported.has(kind)) return;
+    reported.add(kind);
+    try {
+      (options.onError ?? ((e: Error) => process.emitWarning(`RECORD_FILE: ${e.message}`)))(error);
+    } catch {
+      // A failing error handler must not reach the request either.
+    }
+  };
+
+  let failed = false;
+  let closed = false;
+  let dropped = 0;
+  const stream = createWriteStream(filePath, { flags: 'a' });
+  stream.on('error', (err) => {
+    failed = true;
+    report('write', new Error(`cannot write ${filePath}: ${err.message}; recording stopped`));
+  });
+
+  const append = (line: string): void => {
+    if (failed || closed) return;
+    if (stream.writableLength > maxPendingBytes) {
+      dropped++;
+      report('dropped', new Error(`the disk does not keep up; dropping lines (first of them now, ${dropped} so far)`));
+      return;
+    }
+    stream.write(line);
+  };
+
+  const record = (req: Request, res: Response, startedAt: Date, chunks: Buffer[], overflow: boolean): void => {
+    const reqHeaders = redactHeaderRecord(req.headers);
+    const host = req.get('host');
+    const url = host ? `${req.protocol}://${host}${req.originalUrl}` : req.originalUrl;
+    const body = requestBody(req);
+    const contentType = req.headers['content-type'];
+    // Secrets carried by this request are scrubbed from the whole line, wherever they were echoed.
+    const scrubber = new SecretScrubber().add(
+      ...secretsOfRequest({
+        url: req.originalUrl,
+        headers: headerPairs(rawHeaders(req)),
+        bodyText: body?.text,
+        bodyJson: body?.json,
+      }),
+    );
+    const request: JsonObject = { method: req.method, url: redactUrl(url), headers: reqHeaders };
+    if (body?.json !== undefined) request.body = redactJson(body.json);
+    else if (body?.text !== undefined) request.body = redactBodyText(body.text, contentType);
+
+    const response: JsonObject = { status: res.statusCode, headers: redactHeaderRecord(res.getHeaders()) };
+    if (!overflow) {
+      const text = decodeBody(Buffer.concat(chunks), res.getHeader('content-encoding'));
+      response.body = replyBody(text, res.getHeader('content-type'));
+    }
+    const line: JsonObject = { time: startedAt.toISOString(), request, response };
+    append(stringifyExact(scrubber.scrubJson(line)) + '\n');
+  };
+
+  const middleware: RequestHandler = (req, res, next) => {
+    try {
+      if (!failed && !closed) {
+        const startedAt = now();
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let overflow = false;
+        const capture = (chunk: unknown, encoding: unknown): void => {
+          if (overflow || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+          const buf =
+            typeof chunk === 'string'
+              ? Buffer.from(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8')
+              : chunk instanceof Uint8Array
+                ? Buffer.from(chunk)
+                : undefined;
+          if (!buf) return;
+          size += buf.length;
+          if (size > maxBodyBytes) {
+            overflow = true;
+            chunks.length = 0;
+            return;
+          }
+          chunks.push(buf);
+        };
+        const write = res.write as (...args: WriteArgs) => boolean;
+        const end = res.end as (...args: WriteArgs) => Response;
+        res.write = function (this: Response, ...args: WriteArgs): boolean {
+          try {
+            capture(args[0], args[1]);
+          } catch (err) {
+            report('capture', err as Error);
+          }
+          return write.apply(this, args);
+        } as Response['write'];
+        res.end = function (this: Response, ...args: WriteArgs): Response {
+          try {
+            capture(args[0], args[1]);
+          } catch (err) {
+            report('capture', err as Error);
+          }
+          return end.apply(this, args);
+        } as Response['end'];
+        res.once('finish', () => {
+          try {
+            record(req, res, startedAt, chunks, overflow);
+          } catch (err) {
+            report('record', err as Error);
+          }
+        });
+      }
+    } catch (err) {
+      report('setup', err as Error);
+    }
+    next();
+  };
+
+  return {
+    middleware,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (stream.destroyed) return;
+      stream.end();
+      await once(stream, 'close').catch(() => undefined);
+    },
+  };
+}

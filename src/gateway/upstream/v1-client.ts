@@ -1,0 +1,153 @@
+// The only code that talks HTTP to v1 for translated calls: one keep-alive pool, a timeout, JSON in,
+// and every failure turned into a GatewayError (v1 error -> its status and message; unreachable -> 502;
+// timeout -> 504; not JSON -> 502). It never logs, and never puts the API key anywhere but the header.
+import { Pool, errors as undiciErrors } from 'undici';
+import { GatewayError } from '../../shared/errors.js';
+import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
+
+export interface V1GetRequest {
+  path: string;
+  query: Record<string, string>;
+  apiKey: string | undefined;
+  requestId?: string;
+  /** How long a cache may keep this reply: undefined = the default TTL, 0 = never cache (payment checks). */
+  cacheTtlMs?: number;
+}
+
+/** What a successful v1 GET gives back. */
+export interface V1Json {
+  status: number;
+  body: unknown;
+}
+
+/** The seam the hardening layers (retry, cache, single-flight) wrap: same contract in, same out. */
+export interface V1Transport {
+  getJson(request: V1GetRequest): Promise<V1Json>;
+}
+
+export interface V1PostRequest {
+  path: string;
+  body: Record<string, unknown>;
+  apiKey: string | undefined;
+  requestId?: string;
+}
+
+/** Creating records (payments, clients): one attempt, never retried, never cached, never shared. */
+export interface V1Writer {
+  postJson(request: V1PostRequest): Promise<V1Json>;
+}
+
+export interface V1ClientOptions {
+  upstreamUrl: string;
+  timeoutMs: number;
+  /** Upper bound of one v1 reply body; a larger one is a bad reply, not an out-of-memory. */
+  maxBodyBytes?: number;
+  connections?: number;
+}
+
+const MAX_MESSAGE = 500;
+
+/** v1's `{"error":{"code","message"}}`, tolerated when it is something else. */
+function v1Error(status: number, body: unknown): { message: string; code: string | undefined } {
+  const error = typeof body === 'object' && body !== null && 'error' in body ? (body as { error: unknown }).error : undefined;
+  const fields = typeof error === 'object' && error !== null ? (error as { message?: unknown; code?: unknown }) : {};
+  const message =
+    typeof fields.message === 'string' && fields.message.trim() !== ''
+      ? fields.message.slice(0, MAX_MESSAGE)
+      : `the upstream answered HTTP ${status}`;
+  return { message, code: typeof fields.code === 'string' ? fields.code.slice(0, 100) : undefined };
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export class V1Client implements V1Transport, V1Writer {
+  private readonly pool: Pool;
+  private readonly target: V1Target;
+  private readonly timeoutMs: number;
+
+  constructor(options: V1ClientOptions) {
+    this.target = v1Target(options.upstreamUrl);
+    this.timeoutMs = options.timeoutMs;
+    this.pool = new Pool(this.target.origin, {
+      connections: options.connections ?? 128,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      maxResponseSize: options.maxBodyBytes ?? 64 * 1024 * 1024,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  async getJson(request: V1GetRequest): Promise<V1Json> {
+    const path = v1RequestPath(this.target, request.path, request.query);
+    return this.send('GET', path, this.headers(request.apiKey, request.requestId), undefined);
+  }
+
+  async postJson(request: V1PostRequest): Promise<V1Json> {
+    const path = v1RequestPath(this.target, request.path, {});
+    const headers = this.headers(request.apiKey, request.requestId);
+    headers['content-type'] = 'application/json';
+    return this.send('POST', path, headers, JSON.stringify(request.body));
+  }
+
+  private headers(apiKey: string | undefined, requestId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'legacy-gateway' };
+    if (apiKey !== undefined) headers['x-api-key'] = apiKey;
+    if (requestId !== undefined) headers['x-request-id'] = requestId;
+    return headers;
+  }
+
+  /** One attempt. undici does not retry a request on its own, so a POST reaches v1 at most once. */
+  private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined): Promise<V1Json> {
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(), this.timeoutMs);
+    try {
+      const res = await this.pool.request({ method, path, headers, body, signal: timer.signal });
+      const text = await res.body.text();
+      const parsed = parseJson(text);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        if (!parsed.ok) throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');
+        return { status: res.statusCode, body: parsed.value };
+      }
+      if (res.statusCode >= 400 && res.statusCode <= 599) {
+        const retryAfter = res.headers['retry-after'];
+        const extra: Record<string, string> = {};
+        if (typeof retryAfter === 'string' && (res.statusCode === 429 || res.statusCode === 503)) extra['retry-after'] = retryAfter;
+        const { message, code } = v1Error(res.statusCode, parsed.ok ? parsed.value : undefined);
+        throw new GatewayError('LGW_UPSTREAM_ERROR', message, { status: res.statusCode, headers: extra, ...(code ? { upstreamCode: code } : {}) });
+      }
+      throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.statusCode}`);
+    } catch (err) {
+      throw this.asGatewayError(err, timer.signal.aborted);
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  private asGatewayError(err: unknown, timedOut: boolean): GatewayError {
+    if (err instanceof GatewayError) return err;
+    if (
+      timedOut ||
+      err instanceof undiciErrors.HeadersTimeoutError ||
+      err instanceof undiciErrors.BodyTimeoutError ||
+      err instanceof undiciErrors.ConnectTimeoutError
+    ) {
+      return new GatewayError('LGW_UPSTREAM_TIMEOUT', `the upstream did not answer within ${this.timeoutMs} ms`, { cause: err });
+    }
+    if (err instanceof undiciErrors.ResponseExceededMaxSizeError) {
+      return new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream reply was larger than the gateway accepts', { cause: err });
+    }
+    // Connection refused, reset, DNS failure, socket closed mid-reply: the address stays out of the message.
+    return new GatewayError('LGW_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: err });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,33 @@
+// Builds the URL of a v1 call and guarantees it stays under {UPSTREAM_URL}/api/v1/.
+// The engine's paths are built from mapping data and checked ids, but this is the last gate:
+// nothing a legacy caller sends can steer a request elsewhere on the upstream, or to another host.
+import { GatewayError } from '../../shared/errors.js';
+
+/** `/resource` or `/resource/123`: lower-case hyphenated resource names, whole-number ids. */
+const V1_PATH = /^\/[a-z][a-z0-9-]*(?:\/\d{1,15})?$/;
+
+export interface V1Target {
+  /** scheme://host:port of the upstream. */
+  origin: string;
+  /** The path prefix of UPSTREAM_URL (usually empty) with /api/v1 appended. */
+  apiPrefix: string;
+}
+
+export function v1Target(upstreamUrl: string): V1Target {
+  const u = new URL(upstreamUrl);
+  return { origin: u.origin, apiPrefix: `${u.pathname.replace(/\/+$/, '')}/api/v1` };
+}
+
+/** The request path (with query) to send to the upstream origin. Throws LGW_BAD_REQUEST on anything odd. */
+export function v1RequestPath(target: V1Target, path: string, query: Record<string, string>): string {
+  if (!V1_PATH.test(path)) {
+    throw new GatewayError('LGW_BAD_REQUEST', 'the call does not translate to a valid v1 path');
+  }
+  const full = `${target.apiPrefix}${path}`;
+  // Belt and braces: what a URL parser makes of it must be exactly what we built.
+  if (new URL(full, target.origin).pathname !== full) {
+    throw new GatewayError('LGW_BAD_REQUEST', 'the call does not translate to a valid v1 path');
+  }
+  const search = new URLSearchParams(query).toString();
+  return search === '' ? full : `${full}?${search}`;
+}

@@ -1,0 +1,227 @@
+// The response cache: per-key isolation, TTLs (default, per request, 0 = bypass), bounds, and
+// stale-if-error (which failures, how old a reply may be), with an injected clock instead of sleeps.
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../../src/shared/errors.js';
+import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics.js';
+import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
+import { approximateJsonBytes, cacheStateOf, withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
+import { fakeTransport, request, timeout, unreachable, upstreamError } from './fake-transport.js';
+
+function setup(options: Partial<ResponseCacheOptions> = {}) {
+  let clock = 1_000_000;
+  const events: CacheEvent[] = [];
+  let n = 0;
+  const inner = fakeTransport(async (req) => ({ status: 200, body: { n: ++n, key: req.apiKey ?? null } }));
+  const cache = withResponseCache(inner, {
+    defaultTtlMs: 30_000,
+    maxEntries: 100,
+    maxBytes: 1_000_000,
+    staleWindowMs: 3_600_000,
+    // Each rule below is tested on its own, with every miss stored; admission has its own tests.
+    storeAfterMisses: 1,
+    admissionMemory: 100,
+    now: () => clock,
+    onEvent: (e) => events.push(e),
+    ...options,
+  });
+  return { inner, cache, events, advance: (ms: number) => (clock += ms) };
+}
+
+describe('cache isolation between keys', () => {
+  it('a reply cached for one key is never served to another', async () => {
+    const { inner, cache } = setup();
+    const a1 = await cache.getJson(request({ apiKey: 'key-a' }));
+    const b1 = await cache.getJson(request({ apiKey: 'key-b' }));
+    const none = await cache.getJson(request({ apiKey: undefined }));
+    expect(a1.body).toEqual({ n: 1, key: 'key-a' });
+    expect(b1.body).toEqual({ n: 2, key: 'key-b' });
+    expect(none.body).toEqual({ n: 3, key: null });
+    expect((await cache.getJson(request({ apiKey: 'key-a' }))).body).toEqual({ n: 1, key: 'key-a' });
+    expect((await cache.getJson(request({ apiKey: 'key-b' }))).body).toEqual({ n: 2, key: 'key-b' });
+    expect(inner.calls).toHaveLength(3);
+  });
+
+  it('a stale reply is never served to another key either', async () => {
+    const { inner, cache } = setup();
+    await cache.getJson(request({ apiKey: 'key-a' }));
+    inner.fallback = upstreamError(503);
+    await expect(cache.getJson(request({ apiKey: 'key-b' }))).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('keys entries by a hash: the API key is not in the cache key', () => {
+    const key = requestKey(request({ apiKey: 'super-secret-key' }));
+    expect(key).not.toContain('super-secret-key');
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(requestKey(request({ apiKey: 'a' }))).not.toBe(requestKey(request({ apiKey: 'b' })));
+    // The separator keeps (key, URL) pairs apart even when their concatenations are equal.
+    expect(requestKey({ apiKey: 'k/clients', path: '', query: {} })).not.toBe(requestKey({ apiKey: 'k', path: '/clients', query: {} }));
+  });
+});
+
+describe('freshness', () => {
+  it('serves a hit within the TTL, and asks the upstream again after it', async () => {
+    const { inner, cache, events, advance } = setup();
+    await cache.getJson(request());
+    advance(29_999);
+    const hit = await cache.getJson(request());
+    expect(cacheStateOf(hit)).toBe('hit');
+    advance(1);
+    const again = await cache.getJson(request());
+    expect(cacheStateOf(again)).toBeUndefined();
+    expect(again.body).toMatchObject({ n: 2 });
+    expect(inner.calls).toHaveLength(2);
+    expect(events).toEqual(['miss', 'hit', 'miss']);
+  });
+
+  it('uses the TTL the request names (a team listing keeps its reply longer)', async () => {
+    const { inner, cache, advance } = setup();
+    await cache.getJson(request({ cacheTtlMs: 300_000 }));
+    advance(299_000);
+    expect(cacheStateOf(await cache.getJson(request({ cacheTtlMs: 300_000 })))).toBe('hit');
+    expect(inner.calls).toHaveLength(1);
+  });
+
+  it('a TTL of 0 bypasses the cache both ways', async () => {
+    const { inner, cache, events } = setup();
+    await cache.getJson(request());
+    const direct = await cache.getJson(request({ cacheTtlMs: 0 }));
+    expect(cacheStateOf(direct)).toBeUndefined();
+    inner.fallback = upstreamError(503);
+    await expect(cache.getJson(request({ cacheTtlMs: 0 }))).rejects.toMatchObject({ status: 503 });
+    expect(events).toEqual(['miss']);
+  });
+
+  it('never caches an error', async () => {
+    const { inner, cache } = setup();
+    inner.script.push(upstreamError(404));
+    await expect(cache.getJson(request())).rejects.toMatchObject({ status: 404 });
+    expect((await cache.getJson(request())).body).toMatchObject({ n: 1 });
+  });
+});
+
+describe('stale-if-error', () => {
+  it.each([
+    ['a 429', () => upstreamError(429, { 'retry-after': '60' })],
+    ['a 500', () => upstreamError(500)],
+    ['a 503', () => upstreamError(503)],
+    ['a connect error', unreachable],
+    ['a timeout', timeout],
+    ['a bad reply', () => new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'not JSON')],
+  ])('serves the last good reply, marked stale, on %s', async (_name, failure) => {
+    const { inner, cache, events, advance } = setup();
+    await cache.getJson(request());
+    advance(45 * 60_000);
+    inner.fallback = failure();
+    const reply = await cache.getJson(request());
+    expect(cacheStateOf(reply)).toBe('stale');
+    expect(reply.body).toEqual({ n: 1, key: 'key-a' });
+    expect(events).toEqual(['miss', 'miss', 'stale']);
+  });
+
+  it.each([
+    ['a 404', 404],
+    ['a 401', 401],
+    ['a 403', 403],
+  ])('answers %s as it is, even with a reply at hand', async (_name, status) => {
+    const { inner, cache, advance } = setup();
+    await cache.getJson(request());
+    advance(31_000);
+    inner.fallback = upstreamError(status);
+    await expect(cache.getJson(request())).rejects.toMatchObject({ status });
+  });
+
+  it('does not serve a reply older than an hour; the error is answered', async () => {
+    const { inner, cache, advance } = setup();
+    await cache.getJson(request());
+    advance(3_600_000);
+    inner.fallback = upstreamError(429, { 'retry-after': '60' });
+    await expect(cache.getJson(request())).rejects.toMatchObject({ status: 429, headers: { 'retry-after': '60' } });
+  });
+
+  it('passes the error on when nothing was ever cached', async () => {
+    const { inner, cache } = setup();
+    inner.fallback = upstreamError(429, { 'retry-after': '1800' });
+    await expect(cache.getJson(request())).rejects.toMatchObject({ status: 429, headers: { 'retry-after': '1800' } });
+  });
+});
+
+describe('bounds', () => {
+  it('holds at most maxEntries replies, evicting the least recently used', async () => {
+    const { inner, cache } = setup({ maxEntries: 3 });
+    for (const offset of ['0', '1', '2', '3']) await cache.getJson(request({ query: { offset } }));
+    expect(cache.size()).toBe(3);
+    await cache.getJson(request({ query: { offset: '0' } }));
+    expect(inner.calls).toHaveLength(5);
+  });
+
+  it('holds at most maxBytes of replies, and never one larger than the whole budget', async () => {
+    const big = { data: 'x'.repeat(400) };
+    const { inner, cache } = setup({ maxBytes: 1000 });
+    inner.fallback = { status: 200, body: big };
+    for (const offset of ['0', '1', '2']) await cache.getJson(request({ query: { offset } }));
+    expect(cache.size()).toBe(2);
+    inner.fallback = { status: 200, body: { data: 'x'.repeat(2000) } };
+    await cache.getJson(request({ query: { offset: 'huge' } }));
+    expect(cache.size()).toBe(2);
+  });
+
+  it('estimates JSON size close to the serialised size', () => {
+    const body = { object: 'list', total: 2, has_more: false, data: [{ id: 1, name: 'Ann', active: true, note: null }, { id: 2, name: 'Bo' }] };
+    const exact = JSON.stringify(body).length;
+    expect(approximateJsonBytes(body)).toBeGreaterThan(exact * 0.8);
+    expect(approximateJsonBytes(body)).toBeLessThan(exact * 1.5);
+  });
+});
+
+describe('admission (store on the second miss)', () => {
+  it('does not store a key+URL asked for once; stores it on its second miss, then hits', async () => {
+    const { inner, cache, events } = setup({ storeAfterMisses: 2 });
+    expect((await cache.getJson(request())).body).toEqual({ n: 1, key: 'key-a' });
+    expect(cache.size()).toBe(0);
+    expect((await cache.getJson(request())).body).toEqual({ n: 2, key: 'key-a' });
+    expect(cache.size()).toBe(1);
+    const third = await cache.getJson(request());
+    expect(third.body).toEqual({ n: 2, key: 'key-a' });
+    expect(cacheStateOf(third)).toBe('hit');
+    expect(inner.calls).toHaveLength(2);
+    expect(events).toEqual(['miss', 'miss', 'hit']);
+  });
+
+  it('counts misses per key and URL: another key or URL does not admit this one', async () => {
+    const { cache } = setup({ storeAfterMisses: 2 });
+    await cache.getJson(request({ apiKey: 'key-a' }));
+    await cache.getJson(request({ apiKey: 'key-b' }));
+    await cache.getJson(request({ query: { offset: '10', limit: '10' } }));
+    expect(cache.size()).toBe(0);
+  });
+
+  it('a stored reply that expires is refreshed on its next miss without waiting to be admitted again', async () => {
+    const { inner, cache, advance } = setup({ storeAfterMisses: 2 });
+    await cache.getJson(request());
+    await cache.getJson(request());
+    advance(30_001);
+    expect((await cache.getJson(request())).body).toEqual({ n: 3, key: 'key-a' });
+    expect((await cache.getJson(request())).body).toEqual({ n: 3, key: 'key-a' });
+    expect(inner.calls).toHaveLength(3);
+  });
+
+  it('forgets the oldest waiting key+URL past admissionMemory', async () => {
+    const { cache } = setup({ storeAfterMisses: 2, admissionMemory: 2 });
+    await cache.getJson(request({ query: { offset: '0' } }));
+    await cache.getJson(request({ query: { offset: '1' } }));
+    await cache.getJson(request({ query: { offset: '2' } }));
+    // offset 0 was forgotten: this is its first miss again; offset 2 is remembered and is stored.
+    await cache.getJson(request({ query: { offset: '0' } }));
+    await cache.getJson(request({ query: { offset: '2' } }));
+    expect(cache.size()).toBe(1);
+    await cache.getJson(request({ query: { offset: '0' } }));
+    expect(cache.size()).toBe(2);
+  });
+
+  it('has nothing stale for a key+URL seen only once: the error is answered', async () => {
+    const { inner, cache } = setup({ storeAfterMisses: 2 });
+    await cache.getJson(request());
+    inner.fallback = upstreamError(503);
+    await expect(cache.getJson(request())).rejects.toMatchObject({ status: 503 });
+  });
+});
