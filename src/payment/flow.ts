@@ -1,11 +1,21 @@
-// The payment flow (DESIGN: POST /api/payment): local checks (1, 0, 3), then client (6), service (10),
-// discount (7), timezone, new client (2/4/5/0), and the payment itself (9/11/8/12), each step stopping at
-// its code. v1 is reached only through the injected ports. The payment POST is made at most once and is
-// never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
+// The payment flow (DESIGN: POST /api/payment). The steps, in order, each stopping at its code
+// (PAYMENT_CODES in contract.ts):
+//   1. local checks, no v1 call          missingFields 1, invalidFields 0, passwordsDiffer 3
+//   2. client_id exists                  GET /clients/{id}; 404: clientNotFound 6
+//   3. service_id exists                 GET /services/{id}; 404: serviceNotFound 10
+//   4. discount valid                    GET /discounts?code=; discountInvalid 7
+//   5. timezone known                    GET /timezones; unknown: the fallback, no code
+//   6. new client (no client_id)         POST /clients; the mapping's rules (4, 2, 0), else clientNotCreated 5
+//   7. the payment                       POST /payments; paymentAdded 12, or the mapping's rules (9, 11, 7, 0),
+//                                        else paymentFailed 8
+// A fault of v1 (401/403/429/5xx, unreachable, timeout) at any step answers paymentFailed 8 with the
+// fault's HTTP status. v1 is reached only through the injected ports. The payment POST is made at most
+// once and is never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
 import { GatewayError } from '../shared/errors.js';
+import { CLIENT_ID_FIELD, PAYMENT_CODES, internalFaultReply, reply, type LegacyPaymentReply, type PaymentCode } from './contract.js';
 import { checkLocally, present, type LegacyFields } from './local-checks.js';
 import { fill } from './messages.js';
-import { isFault, matchRule, outcomeUnknown, reply, type LegacyPaymentReply } from './outcome.js';
+import { isFault, matchRule, outcomeUnknown } from './outcome.js';
 import type { PaymentMapping } from './payment-mapping.js';
 import { newClientBody, paymentBody } from './v1-bodies.js';
 
@@ -33,7 +43,7 @@ const asList = (v: unknown): V1Record[] => {
 
 function faultReply(err: GatewayError, mapping: PaymentMapping, mayHaveHappened: boolean): LegacyPaymentReply {
   const template = mayHaveHappened ? mapping.messages.outcomeUnknown : mapping.messages.upstreamFault;
-  return reply(8, fill(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
+  return reply(PAYMENT_CODES.paymentFailed, fill(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
 }
 
 function asGatewayError(err: unknown): GatewayError {
@@ -41,7 +51,7 @@ function asGatewayError(err: unknown): GatewayError {
 }
 
 /** A v1 GET that must find its record: 404 answers `notFoundCode`, a fault answers code 8. */
-async function mustExist(ports: PaymentPorts, path: string, mapping: PaymentMapping, notFoundCode: number, notFoundMessage: string): Promise<V1Record> {
+async function mustExist(ports: PaymentPorts, path: string, mapping: PaymentMapping, notFoundCode: PaymentCode, notFoundMessage: string): Promise<V1Record> {
   try {
     return asRecord(await ports.get(path, {}, 0));
   } catch (caught) {
@@ -61,16 +71,16 @@ async function checkDiscount(ports: PaymentPorts, fields: LegacyFields, mapping:
   } catch (caught) {
     const err = asGatewayError(caught);
     if (isFault(err)) throw new Stop(faultReply(err, mapping, false));
-    throw new Stop(reply(7, messages.discountInvalid));
+    throw new Stop(reply(PAYMENT_CODES.discountInvalid, messages.discountInvalid));
   }
   // The gateway checks the code itself: a filter v1 ignores cannot make a wrong code valid.
   const found = list.find(
     (d) => String(d[discount.codeField] ?? '').toLowerCase() === wanted && discount.activeValues.includes(String(d[discount.statusField])),
   );
-  if (!found) throw new Stop(reply(7, messages.discountInvalid));
+  if (!found) throw new Stop(reply(PAYMENT_CODES.discountInvalid, messages.discountInvalid));
   const onlyFor = found[discount.serviceField];
   if (onlyFor !== null && onlyFor !== undefined && String(onlyFor) !== (fields.service_id ?? '')) {
-    throw new Stop(reply(7, messages.discountWrongService));
+    throw new Stop(reply(PAYMENT_CODES.discountInvalid, messages.discountWrongService));
   }
 }
 
@@ -105,7 +115,7 @@ async function createClient(ports: PaymentPorts, fields: LegacyFields, mapping: 
     if (err.code === 'LGW_INTERNAL') throw err;
     if (isFault(err)) throw new Stop(faultReply(err, mapping, outcomeUnknown(err)));
     const rule = matchRule(mapping.newClient.errors, err);
-    throw new Stop(reply(rule?.code ?? 5, rule?.message ?? err.message));
+    throw new Stop(reply(rule?.code ?? PAYMENT_CODES.clientNotCreated, rule?.message ?? err.message));
   }
 }
 
@@ -119,41 +129,43 @@ async function createPayment(
   try {
     const created = asRecord(await ports.post(`/${mapping.resources.payments}`, paymentBody(fields, mapping, clientId, timezone)));
     const id = created[mapping.payment.idField];
-    return reply(12, fill(mapping.messages.created, { payment_id: typeof id === 'number' || typeof id === 'string' ? id : 'unknown' }));
+    return reply(PAYMENT_CODES.paymentAdded, fill(mapping.messages.created, { payment_id: typeof id === 'number' || typeof id === 'string' ? id : 'unknown' }));
   } catch (caught) {
     const err = asGatewayError(caught);
     if (err.code === 'LGW_INTERNAL') throw err;
     if (isFault(err)) return faultReply(err, mapping, outcomeUnknown(err));
     const rule = matchRule(mapping.payment.refusals, err);
-    return reply(rule?.code ?? 8, rule?.message ?? err.message);
+    return reply(rule?.code ?? PAYMENT_CODES.paymentFailed, rule?.message ?? err.message);
   }
+}
+
+/** A reply after a new client was created: says so, so that a retry uses client_id instead of creating a duplicate. */
+function noteNewClient(result: LegacyPaymentReply, newClientId: string | undefined, mapping: PaymentMapping): LegacyPaymentReply {
+  if (newClientId === undefined || result.body.code === PAYMENT_CODES.paymentAdded) return result;
+  const response = fill(mapping.messages.clientCreatedButPaymentFailed, { message: result.body.response, client_id: newClientId });
+  return { ...result, body: { ...result.body, response } };
 }
 
 export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
   const local = checkLocally(fields, mapping);
   if (!local.ok) return reply(local.code, local.message);
   const { resources, messages } = mapping;
+  const existingClient = present(fields, CLIENT_ID_FIELD);
   let newClientId: string | undefined;
   try {
-    if (present(fields, 'client_id')) {
-      await mustExist(ports, `/${resources.clients}/${Number(fields.client_id)}`, mapping, 6, messages.clientNotFound);
+    if (existingClient) {
+      await mustExist(ports, `/${resources.clients}/${Number(fields.client_id)}`, mapping, PAYMENT_CODES.clientNotFound, messages.clientNotFound);
     }
     if (present(fields, 'service_id')) {
-      await mustExist(ports, `/${resources.services}/${Number(fields.service_id)}`, mapping, 10, messages.serviceNotFound);
+      await mustExist(ports, `/${resources.services}/${Number(fields.service_id)}`, mapping, PAYMENT_CODES.serviceNotFound, messages.serviceNotFound);
     }
     if (present(fields, 'discount')) await checkDiscount(ports, fields, mapping);
     const timezone = await resolveTimezone(ports, fields, mapping);
-    const clientId = present(fields, 'client_id') ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone));
-    const result = await createPayment(ports, fields, mapping, clientId, timezone);
-    if (newClientId === undefined || result.body.code === 12) return result;
-    // The client exists now: say so, so that a retry uses client_id instead of creating a duplicate.
-    return { ...result, body: { ...result.body, response: fill(messages.clientCreatedButPaymentFailed, { message: result.body.response, client_id: newClientId }) } };
+    const clientId = existingClient ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone));
+    return noteNewClient(await createPayment(ports, fields, mapping, clientId, timezone), newClientId, mapping);
   } catch (caught) {
     if (caught instanceof Stop) return caught.reply;
     // A fault in the gateway itself: nothing more is sent, and the caller is told to check before retrying.
-    const reason = 'internal gateway error';
-    const message = fill(messages.outcomeUnknown, { reason });
-    const text = newClientId ? fill(messages.clientCreatedButPaymentFailed, { message, client_id: newClientId }) : message;
-    return { ...reply(8, text, 500), internalError: caught };
+    return { ...noteNewClient(internalFaultReply(mapping), newClientId, mapping), internalError: caught };
   }
 }

@@ -1,30 +1,31 @@
 // The payment checks that need no upstream call (codes 1, 0 and 3, in that order), on the legacy fields
-// as received, with zod schemas built once per payment mapping. Pure. A message names the offending
-// fields, never a value (some are secrets).
+// as received: the contract's rules (contract.ts) as zod schemas built once per payment mapping. Pure.
+// A message names the offending fields, never a value (some are secrets).
 import { z } from 'zod';
+import {
+  CLIENT_ID_FIELD,
+  FORMATS,
+  NEW_CLIENT_DATE_FIELDS,
+  PAYMENT_CODES,
+  REQUIRED_ALWAYS,
+  REQUIRED_FOR_NEW_CLIENT,
+  SEND_EMAIL_VALUES,
+  WHOLE_NUMBER_FIELDS,
+  availabilityFaults,
+  isCalendarDate,
+  isPlainAmount,
+  passwordsDiffer,
+} from './contract.js';
 import { fill } from './messages.js';
 import type { PaymentMapping } from './payment-mapping.js';
 
 export type LegacyFields = Readonly<Record<string, string>>;
 
-export type LocalCheck = { ok: true } | { ok: false; code: 0 | 1 | 3; message: string };
+type LocalCode = typeof PAYMENT_CODES.missingFields | typeof PAYMENT_CODES.invalidFields | typeof PAYMENT_CODES.passwordsDiffer;
 
-const ALWAYS_REQUIRED = ['revenue_amount', 'send_email'];
-const NEW_CLIENT_REQUIRED = ['first_name', 'last_name', 'state', 'country', 'status'];
-/** A plain decimal: digits, optionally a point and one or two decimals (no "1,000.00", "$5", "5."). */
-const PLAIN_DECIMAL = /^\d{1,12}(?:\.\d{1,2})?$/;
-const WHOLE = /^\d{1,15}$/;
-const HOUR_MINUTE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
+export type LocalCheck = { ok: true } | { ok: false; code: LocalCode; message: string };
 
 export const present = (fields: LegacyFields, name: string): boolean => (fields[name] ?? '') !== '';
-
-function isCalendarDate(text: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-}
 
 /** An optional field: absent or empty passes; otherwise `rule` decides. */
 const optional = (rule: z.ZodType<string>) => z.union([z.literal(''), rule]).optional();
@@ -32,15 +33,14 @@ const optional = (rule: z.ZodType<string>) => z.union([z.literal(''), rule]).opt
 const required = (names: readonly string[]) => z.object(Object.fromEntries(names.map((n) => [n, z.string().min(1)])));
 
 function formatSchema(mapping: PaymentMapping, newClient: boolean) {
+  // The order of the keys is the order the message names the fields in.
   const shape: Record<string, z.ZodType> = {
-    revenue_amount: z.string().regex(PLAIN_DECIMAL).refine((v) => Number(v) > 0),
-    send_email: z.enum(['0', '1']),
-    client_id: optional(z.string().regex(WHOLE)),
-    service_id: optional(z.string().regex(WHOLE)),
-    qb_customer_id: optional(z.string().regex(WHOLE)),
+    revenue_amount: z.string().refine(isPlainAmount),
+    send_email: z.enum(SEND_EMAIL_VALUES),
   };
+  for (const name of WHOLE_NUMBER_FIELDS) shape[name] = optional(z.string().regex(FORMATS.wholeNumber));
   if (newClient) {
-    shape.inactive_date = optional(z.string().refine(isCalendarDate));
+    for (const name of NEW_CLIENT_DATE_FIELDS) shape[name] = optional(z.string().refine(isCalendarDate));
     shape.status = z.enum(mapping.clientStatuses as [string, ...string[]]);
   }
   return z.object(shape);
@@ -50,11 +50,9 @@ function formatSchema(mapping: PaymentMapping, newClient: boolean) {
 function availabilitySchema(mapping: PaymentMapping) {
   return z.record(z.string(), z.string()).superRefine((fields, ctx) => {
     for (const day of mapping.newClient.availability.days) {
-      const from = fields[day.from] ?? '';
-      const to = fields[day.to] ?? '';
-      if (from === '' && to === '') continue;
-      if (!HOUR_MINUTE.test(from)) ctx.addIssue({ code: 'custom', path: [day.from], message: 'HH:MM' });
-      if (!HOUR_MINUTE.test(to) || (HOUR_MINUTE.test(from) && to <= from)) ctx.addIssue({ code: 'custom', path: [day.to], message: 'HH:MM after the start' });
+      const faults = availabilityFaults(fields[day.from] ?? '', fields[day.to] ?? '');
+      if (faults.from) ctx.addIssue({ code: 'custom', path: [day.from], message: 'HH:MM' });
+      if (faults.to) ctx.addIssue({ code: 'custom', path: [day.to], message: 'HH:MM after the start' });
     }
   });
 }
@@ -71,23 +69,21 @@ export interface LocalChecker {
 /** Builds the checks for one payment mapping (once, at start-up). */
 export function localChecker(mapping: PaymentMapping): LocalChecker {
   const schemas = {
-    existing: { required: required(ALWAYS_REQUIRED), format: [formatSchema(mapping, false)] },
+    existing: { required: required(REQUIRED_ALWAYS), format: [formatSchema(mapping, false)] },
     // Two schemas, both always run, so one message names every malformed field.
-    newClient: { required: required([...ALWAYS_REQUIRED, ...NEW_CLIENT_REQUIRED]), format: [formatSchema(mapping, true), availabilitySchema(mapping)] },
+    newClient: { required: required([...REQUIRED_ALWAYS, ...REQUIRED_FOR_NEW_CLIENT]), format: [formatSchema(mapping, true), availabilitySchema(mapping)] },
   };
   return {
     check(fields) {
-      const { required: presence, format } = present(fields, 'client_id') ? schemas.existing : schemas.newClient;
+      const { required: presence, format } = present(fields, CLIENT_ID_FIELD) ? schemas.existing : schemas.newClient;
       const missing = presence.safeParse(fields);
-      if (!missing.success) return { ok: false, code: 1, message: fill(mapping.messages.missing, { fields: fieldNames(missing.error).join(', ') }) };
+      if (!missing.success) return { ok: false, code: PAYMENT_CODES.missingFields, message: fill(mapping.messages.missing, { fields: fieldNames(missing.error).join(', ') }) };
       const invalid = format.flatMap((schema) => {
         const result = schema.safeParse(fields);
         return result.success ? [] : fieldNames(result.error);
       });
-      if (invalid.length > 0) return { ok: false, code: 0, message: fill(mapping.messages.invalid, { fields: invalid.join(', ') }) };
-      if (present(fields, 'password') && fields.password !== (fields.password2 ?? '')) {
-        return { ok: false, code: 3, message: mapping.messages.passwordsDiffer };
-      }
+      if (invalid.length > 0) return { ok: false, code: PAYMENT_CODES.invalidFields, message: fill(mapping.messages.invalid, { fields: invalid.join(', ') }) };
+      if (passwordsDiffer(fields)) return { ok: false, code: PAYMENT_CODES.passwordsDiffer, message: mapping.messages.passwordsDiffer };
       return { ok: true };
     },
   };

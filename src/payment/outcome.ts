@@ -4,19 +4,8 @@
 import { GatewayError } from '../shared/errors.js';
 import type { ErrorRule } from './payment-mapping.js';
 
-export interface LegacyPaymentReply {
-  httpStatus: number;
-  headers: Record<string, string>;
-  body: { status: 'success' | 'failure'; code: number; response: string };
-  /** An unexpected fault inside the gateway, for the log line (never sent to the caller). */
-  internalError?: unknown;
-}
-
-export const reply = (code: number, message: string, httpStatus = 200, headers: Record<string, string> = {}): LegacyPaymentReply => ({
-  httpStatus,
-  headers,
-  body: { status: code === 12 ? 'success' : 'failure', code, response: message },
-});
+// The reply shape and its builder are the contract's; re-exported for the route and the idempotency store.
+export { reply, type LegacyPaymentReply } from './contract.js';
 
 const FAULT_STATUSES = new Set([401, 403, 429]);
 
