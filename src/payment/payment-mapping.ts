@@ -2,10 +2,11 @@
 // names, request bodies) and about the legacy replies (which v1 refusal is which code, message texts).
 // Pure data description (zod); every guess about the real service lives in that file, not in code.
 import { z } from 'zod';
+import { ALL_PAYMENT_CODES } from './contract.js';
 
 const name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
 const resource = z.string().regex(/^[a-z][a-z0-9-]*$/);
-const legacyCode = z.number().int().min(0).max(12);
+const legacyCode = z.literal(ALL_PAYMENT_CODES);
 
 /** One v1 body field taken from one legacy field. */
 const bodyField = z.strictObject({
@@ -46,7 +47,6 @@ export const paymentMappingSchema = z.strictObject({
   /** The legacy client states, for a new client's `status` (code 0 otherwise). */
   clientStatuses: z.array(z.string()).min(1),
   resources: z.strictObject({ clients: resource, services: resource, discounts: resource, timezones: resource, payments: resource }),
-  service: z.strictObject({ groupSizeField: name, packageAbove: z.number().int() }),
   discount: z.strictObject({
     filter: z.string().regex(/^[a-z_]+$/),
     codeField: name,
