@@ -1,6 +1,6 @@
 // Builds one legacy record from one v1 record, field by field in the mapping's (the reference's) order.
 // Pure: no I/O, never throws on odd v1 data; v1's `object` field is never copied.
-import type { FieldSpec } from './schema.js';
+import type { FieldSpec } from './record-schema.js';
 import { toLegacyValue, type NullPolicy } from './legacy-value.js';
 
 export type V1Record = Record<string, unknown>;

@@ -1,7 +1,7 @@
 // Turns one v1 value into its legacy spelling: every value a string, money with two decimals, HH:MM times.
 // Pure and total: it never throws, whatever v1 sends.
 import type { z } from 'zod';
-import type { nullPolicy, valueFormat } from './schema.js';
+import type { nullPolicy, valueFormat } from './record-schema.js';
 
 export type ValueFormat = z.infer<typeof valueFormat>;
 export type NullPolicy = z.infer<typeof nullPolicy>;

@@ -1,17 +1,34 @@
-// Validates the whole set of mapping files at start-up (parsed data in, typed mappings out).
+// Validates the whole set of mapping files at start-up (parsed data in, typed mappings out): the record files
+// with their views, then the method files, each resolved to the fields of the record view it names.
 // Pure: reading the files is the loader's job. A bad set is refused with the file, the path inside it
 // and the reason, so the gateway never starts with a half-understood mapping.
-import { mappingSchema, type Mapping } from './schema.js';
+import { recordFileSchema, recordName, type FieldSpec, type RecordFile } from './record-schema.js';
+import { resolveRecordViews } from './record-views.js';
+import { methodFileSchema, type Mapping, type MethodFile } from './schema.js';
 
 export interface MappingSource {
-  /** Where the data came from, for error messages (a file name). */
+  /** Where the data came from, for error messages (a file name, `records/<record>.yaml` for a record). */
   file: string;
   data: unknown;
 }
 
+export interface RecordSource extends MappingSource {
+  /** The record's name, as method files name it: its file name without the extension. */
+  name: string;
+}
+
+export interface MappingSources {
+  /** mappings/records/*: each legacy record described once. */
+  records: readonly RecordSource[];
+  /** mappings/*: one file per legacy read method. */
+  methods: readonly MappingSource[];
+}
+
+export type MappingProblem = { file: string; path: string; reason: string };
+
 export class MappingSetError extends Error {
   override name = 'MappingSetError';
-  constructor(readonly problems: Array<{ file: string; path: string; reason: string }>) {
+  constructor(readonly problems: MappingProblem[]) {
     super(
       `invalid mappings:\n${problems.map((p) => `  ${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('\n')}`,
     );
@@ -20,33 +37,94 @@ export class MappingSetError extends Error {
 
 export type MappingSet = ReadonlyMap<string, Mapping>;
 
-export function validateMappingSet(sources: readonly MappingSource[]): MappingSet {
-  const problems: MappingSetError['problems'] = [];
-  const byMethod = new Map<string, Mapping>();
+interface KnownRecord {
+  nulls: RecordFile['nulls'];
+  /** Every view the file declares, resolved or not (so a broken view is not also called unknown). */
+  declared: string[];
+  /** The views that resolved. */
+  views: ReadonlyMap<string, readonly FieldSpec[]>;
+}
+
+/** Record name -> its views; `undefined` for a record whose file is itself invalid (already reported). */
+type RecordIndex = Map<string, KnownRecord | undefined>;
+
+function issuesOf(file: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): MappingProblem[] {
+  return issues.map((issue) => ({ file, path: issue.path.map(String).join('.'), reason: issue.message }));
+}
+
+function indexRecords(sources: readonly RecordSource[], problems: MappingProblem[]): RecordIndex {
+  const index: RecordIndex = new Map();
   const fileOf = new Map<string, string>();
   for (const source of sources) {
-    const parsed = mappingSchema.safeParse(source.data);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        problems.push({ file: source.file, path: issue.path.join('.'), reason: issue.message });
-      }
-      continue;
-    }
-    const mapping = parsed.data;
-    const seen = new Set<string>();
-    mapping.record.fields.forEach((f, i) => {
-      if (seen.has(f.name)) problems.push({ file: source.file, path: `record.fields.${i}.name`, reason: `duplicate field "${f.name}"` });
-      seen.add(f.name);
-    });
-    const earlier = fileOf.get(mapping.method);
+    const earlier = fileOf.get(source.name);
     if (earlier) {
-      problems.push({ file: source.file, path: 'method', reason: `method "${mapping.method}" is also mapped by ${earlier}` });
+      problems.push({ file: source.file, path: '', reason: `record "${source.name}" is also described by ${earlier}` });
       continue;
     }
-    fileOf.set(mapping.method, source.file);
-    byMethod.set(mapping.method, mapping);
+    fileOf.set(source.name, source.file);
+    if (!recordName.safeParse(source.name).success) {
+      problems.push({ file: source.file, path: '', reason: 'a record file name must be lower-case letters, digits, - and _' });
+      continue;
+    }
+    const parsed = recordFileSchema.safeParse(source.data);
+    if (!parsed.success) {
+      problems.push(...issuesOf(source.file, parsed.error.issues));
+      index.set(source.name, undefined);
+      continue;
+    }
+    const resolved = resolveRecordViews(parsed.data);
+    problems.push(...resolved.problems.map((p) => ({ file: source.file, ...p })));
+    index.set(source.name, { nulls: parsed.data.nulls, declared: Object.keys(parsed.data.views), views: resolved.views });
   }
-  if (sources.length === 0) problems.push({ file: '(mappings directory)', path: '', reason: 'no mapping files found' });
+  return index;
+}
+
+/** The method's record view as the engine reads it; undefined (and a problem, unless already reported) if none. */
+function resolveRecord(method: MethodFile, file: string, records: RecordIndex, problems: MappingProblem[]): Mapping['record'] | undefined {
+  if (!records.has(method.record)) {
+    const known = [...records.keys()].sort().join(', ') || 'none';
+    problems.push({ file, path: 'record', reason: `unknown record "${method.record}" (records: ${known})` });
+    return undefined;
+  }
+  const record = records.get(method.record);
+  if (!record) return undefined;
+  const fields = record.views.get(method.view);
+  if (fields) return { name: method.record, view: method.view, nulls: record.nulls, fields: [...fields] };
+  if (!record.declared.includes(method.view)) {
+    const reason = `record "${method.record}" has no view "${method.view}" (its views: ${record.declared.join(', ')})`;
+    problems.push({ file, path: 'view', reason });
+  }
+  return undefined;
+}
+
+/** The method file with its record resolved; the rest of the file is kept as it is. */
+function resolved(method: MethodFile, record: Mapping['record']): Mapping {
+  const { record: _name, view: _view, ...rest } = method;
+  return { ...rest, record };
+}
+
+export function validateMappingSet(sources: MappingSources): MappingSet {
+  const problems: MappingProblem[] = [];
+  const records = indexRecords(sources.records, problems);
+  const byMethod = new Map<string, Mapping>();
+  const fileOf = new Map<string, string>();
+  for (const source of sources.methods) {
+    const parsed = methodFileSchema.safeParse(source.data);
+    if (!parsed.success) {
+      problems.push(...issuesOf(source.file, parsed.error.issues));
+      continue;
+    }
+    const method = parsed.data;
+    const earlier = fileOf.get(method.method);
+    if (earlier) {
+      problems.push({ file: source.file, path: 'method', reason: `method "${method.method}" is also mapped by ${earlier}` });
+      continue;
+    }
+    fileOf.set(method.method, source.file);
+    const record = resolveRecord(method, source.file, records, problems);
+    if (record) byMethod.set(method.method, resolved(method, record));
+  }
+  if (sources.methods.length === 0) problems.push({ file: '(mappings directory)', path: '', reason: 'no mapping files found' });
   if (problems.length > 0) throw new MappingSetError(problems);
   return byMethod;
 }

@@ -10,11 +10,11 @@ import type {
   LookupKey,
   LookupMapping,
   Mapping,
+  SortedListMapping,
   StaticMapping,
-  TeamMapping,
   TimezoneSpec,
 } from './schema.js';
-import { sortRecords } from './team-order.js';
+import { sortRecords } from './record-order.js';
 import { asV1List, asV1Record, type V1Get } from './v1-reply.js';
 
 export interface LegacyCall {
@@ -37,8 +37,8 @@ export async function runMapping(mapping: Mapping, call: LegacyCall, deps: Engin
   switch (mapping.kind) {
     case 'list':
       return runList(mapping, call, deps);
-    case 'team':
-      return runTeam(mapping, call, deps);
+    case 'sorted-list':
+      return runSortedList(mapping, call, deps);
     case 'detail':
       return runDetail(mapping, call, deps);
     case 'lookup':
@@ -111,7 +111,8 @@ async function readAllPages(
   throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream listing did not end within ${maxPages} pages`);
 }
 
-async function runTeam(mapping: TeamMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+/** Every v1 page, sorted as the mapping says, then the legacy page cut from the whole listing. */
+async function runSortedList(mapping: SortedListMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
   const { resource, query, pageSize, maxPages } = mapping.source;

@@ -1,51 +1,16 @@
-// The shape of a mapping file: everything the gateway knows about one legacy read method.
-// Pure data description (zod); it must never read files or talk to the network.
+// The shape of a method file (mappings/<method>.yaml): everything the gateway knows about one legacy read method,
+// naming the record and the view its reply carries; and the resolved `Mapping` the engine runs (the view's fields
+// laid out in `record.fields`). Pure data description (zod); it must never read files or talk to the network.
 import { z } from 'zod';
+import { nullPolicy, recordName, viewName, type FieldSpec } from './record-schema.js';
+
+export type { FieldSpec } from './record-schema.js';
 
 /** Legacy method names are the first path segment after /api/ (e.g. `clients`, `meetourstaff`). */
 const methodName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits and _ only');
 /** v1 resource path segments use hyphens (v1-api.md, record rule 6). */
 const resourceName = z.string().regex(/^[a-z][a-z0-9-]*$/, 'a v1 resource path segment (a-z, 0-9, -)');
 const v1FieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a v1 JSON field name');
-
-/** How a value is written in the legacy reply. Every legacy value is a string (or null). */
-export const valueFormat = z.enum([
-  'text', // numbers -> "5", booleans -> "1"/"0", strings as they are
-  'money', // two decimals: 45.5 -> "45.50"
-  'hhmm', // HH:MM:SS -> HH:MM
-]);
-
-export const nullPolicy = z.enum([
-  'keep', // null stays null
-  'empty', // null becomes ""
-]);
-
-const fieldSpec = z
-  .strictObject({
-    /** The legacy field name, exactly as the legacy reply spells it (spaces and quirks included). */
-    name: z.string().min(1),
-    /** The v1 field read; omitted = the same name as the legacy field. */
-    from: v1FieldName.optional(),
-    /** Built from other v1 fields: `{field}` placeholders are replaced by their values. */
-    derive: z.strictObject({ template: z.string().min(1) }).optional(),
-    /** The legacy reference's documented default, used when v1 has no such field. */
-    default: z.string().nullable().optional(),
-    /** Declares that v1 does not document this field: read it if v1 ever sends it, else default or null. */
-    missing: z.literal(true).optional(),
-    format: valueFormat.optional(),
-    nulls: nullPolicy.optional(),
-    /** Where the value is a guess about the real service, say so here (shown by `coverage`). */
-    guess: z.string().min(1).optional(),
-  })
-  .refine((f) => !(f.derive && f.from), { message: 'a field is either derived or read `from` one v1 field, not both' });
-
-export type FieldSpec = z.infer<typeof fieldSpec>;
-
-const recordSpec = z.strictObject({
-  /** Default null policy of the record's fields. */
-  nulls: nullPolicy.default('keep'),
-  fields: z.array(fieldSpec).min(1),
-});
 
 const paging = z
   .strictObject({
@@ -91,7 +56,10 @@ const lookupKey = z.strictObject({
 const common = {
   method: methodName,
   description: z.string().min(1),
-  record: recordSpec,
+  /** The record file (mappings/records/<record>.yaml) describing the legacy record this method answers. */
+  record: recordName,
+  /** The view of that record: which fields the reply carries, in which order. */
+  view: viewName,
 };
 
 const listMapping = z.strictObject({
@@ -104,9 +72,10 @@ const listMapping = z.strictObject({
   cacheTtlMs: z.number().int().min(0).optional(),
 });
 
-const teamMapping = z.strictObject({
+/** Reads every v1 page, sorts the whole listing, then cuts the legacy page (the team listings). */
+const sortedListMapping = z.strictObject({
   ...common,
-  kind: z.literal('team'),
+  kind: z.literal('sorted-list'),
   source: v1Source.extend({
     pageSize: z.number().int().min(1).max(1000),
     /** Upper bound of v1 pages read, against an upstream that never stops saying has_more. */
@@ -114,7 +83,7 @@ const teamMapping = z.strictObject({
   }),
   paging,
   sort: z.array(sortKey).min(1),
-  /** Team listings are cached longer than the default (DESIGN: cache). */
+  /** Whole sorted listings are cached longer than the default (DESIGN: cache). */
   cacheTtlMs: z.number().int().min(0).optional(),
 });
 
@@ -165,20 +134,38 @@ const staticMapping = z.strictObject({
   unavailable: z.string().min(1),
 });
 
-export const mappingSchema = z.discriminatedUnion('kind', [
+/** A method file as written: it names its record and view. */
+export const methodFileSchema = z.discriminatedUnion('kind', [
   listMapping,
-  teamMapping,
+  sortedListMapping,
   detailMapping,
   lookupMapping,
   staticMapping,
 ]);
 
-export type Mapping = z.infer<typeof mappingSchema>;
-export type ListMapping = z.infer<typeof listMapping>;
-export type TeamMapping = z.infer<typeof teamMapping>;
-export type DetailMapping = z.infer<typeof detailMapping>;
-export type LookupMapping = z.infer<typeof lookupMapping>;
+export type MethodFile = z.infer<typeof methodFileSchema>;
+
+/** The fields a method's reply carries, resolved from its record's view. */
+export interface ResolvedRecord {
+  /** The record file's name (`session` for mappings/records/session.yaml). */
+  name: string;
+  /** The view of the record this method answers with. */
+  view: string;
+  /** Default null policy of the record's fields. */
+  nulls: z.infer<typeof nullPolicy>;
+  /** The view's fields, in legacy order, with this view's overrides applied. */
+  fields: FieldSpec[];
+}
+
+/** A method file with its record resolved: what the engine, coverage and the routes read. */
+type Resolved<T> = T extends unknown ? Omit<T, 'record' | 'view'> & { record: ResolvedRecord } : never;
+
+export type Mapping = Resolved<MethodFile>;
+export type ListMapping = Resolved<z.infer<typeof listMapping>>;
+export type SortedListMapping = Resolved<z.infer<typeof sortedListMapping>>;
+export type DetailMapping = Resolved<z.infer<typeof detailMapping>>;
+export type LookupMapping = Resolved<z.infer<typeof lookupMapping>>;
+export type StaticMapping = Resolved<z.infer<typeof staticMapping>>;
 export type LookupKey = z.infer<typeof lookupKey>;
-export type StaticMapping = z.infer<typeof staticMapping>;
 export type TimezoneSpec = z.infer<typeof timezoneSpec>;
 export type SortKey = z.infer<typeof sortKey>;

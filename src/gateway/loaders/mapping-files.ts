@@ -1,10 +1,17 @@
-// Reads every mapping file (*.yaml, *.yml, *.json) of a directory and validates them: the read methods
-// as one set (src/mapping), the payment flow's file on its own (src/payment). The only file I/O of the
-// mappings; it runs once at start-up, never per request.
-import { readdir, readFile } from 'node:fs/promises';
+// Reads a mappings directory (one file per legacy method, *.yaml, *.yml or *.json, and records/ with each legacy
+// record once) and validates it: the read methods and their records as one set (src/mapping), the payment flow's
+// file on its own (src/payment). The only file I/O of the mappings; it runs once at start-up, never per request.
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { MappingSetError, validateMappingSet, type MappingSet, type MappingSource } from '../../mapping/mapping-set.js';
+import {
+  MappingSetError,
+  validateMappingSet,
+  type MappingProblem,
+  type MappingSet,
+  type MappingSource,
+  type RecordSource,
+} from '../../mapping/mapping-set.js';
 import { paymentMappingSchema, type PaymentMapping } from '../../payment/payment-mapping.js';
 
 export interface MappingDirectory {
@@ -13,44 +20,79 @@ export interface MappingDirectory {
   payment: PaymentMapping | undefined;
 }
 
+/** The records' folder inside a mappings directory. */
+const RECORDS = 'records';
+const MAPPING_FILE = /\.(ya?ml|json)$/i;
+
 const isPaymentFile = (data: unknown): boolean =>
   typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'payment';
 
-export async function loadMappingDirectory(dir: string): Promise<MappingDirectory> {
-  let names: string[];
+/** The mapping files of one folder, sorted; a missing records/ folder holds none. */
+function mappingFileNames(dir: string, shownAs: string, mayBeMissing: boolean): string[] {
   try {
-    names = (await readdir(dir)).filter((n) => /\.(ya?ml|json)$/i.test(n)).sort();
+    return readdirSync(dir).filter((n) => MAPPING_FILE.test(n)).sort();
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'directory not found' : 'directory cannot be read';
-    throw new MappingSetError([{ file: dir, path: '', reason }]);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && mayBeMissing) return [];
+    throw new MappingSetError([{ file: shownAs, path: '', reason: code === 'ENOENT' ? 'directory not found' : 'directory cannot be read' }]);
   }
-  const sources: MappingSource[] = [];
-  const problems: MappingSetError['problems'] = [];
+}
+
+/** One file's parsed data, or the problem that stops it being read. */
+function readMappingFile(filePath: string, shownAs: string): { data: unknown } | { problem: MappingProblem } {
+  const json = shownAs.toLowerCase().endsWith('.json');
+  try {
+    const text = readFileSync(filePath, 'utf8');
+    return { data: json ? JSON.parse(text) : parseYaml(text, { uniqueKeys: true }) };
+  } catch (err) {
+    const reason = `not readable as ${json ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`;
+    return { problem: { file: shownAs, path: '', reason } };
+  }
+}
+
+function readRecords(dir: string, problems: MappingProblem[]): RecordSource[] {
+  const records: RecordSource[] = [];
+  for (const name of mappingFileNames(path.join(dir, RECORDS), `${RECORDS}/`, true)) {
+    const file = `${RECORDS}/${name}`;
+    const read = readMappingFile(path.join(dir, RECORDS, name), file);
+    if ('problem' in read) problems.push(read.problem);
+    else records.push({ file, name: name.replace(MAPPING_FILE, ''), data: read.data });
+  }
+  return records;
+}
+
+function readPayment(name: string, data: unknown, earlier: PaymentMapping | undefined, problems: MappingProblem[]): PaymentMapping | undefined {
+  const parsed = paymentMappingSchema.safeParse(data);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push({ file: name, path: issue.path.join('.'), reason: issue.message });
+    return earlier;
+  }
+  if (earlier) {
+    problems.push({ file: name, path: 'kind', reason: 'a second payment mapping' });
+    return earlier;
+  }
+  return parsed.data;
+}
+
+/** Start-up only: blocks while it reads the directory. */
+export function loadMappingDirectorySync(dir: string): MappingDirectory {
+  const names = mappingFileNames(dir, dir, false);
+  const problems: MappingProblem[] = [];
+  const records = readRecords(dir, problems);
+  const methods: MappingSource[] = [];
   let payment: PaymentMapping | undefined;
   for (const name of names) {
-    let data: unknown;
-    try {
-      const text = await readFile(path.join(dir, name), 'utf8');
-      data = name.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { uniqueKeys: true });
-    } catch (err) {
-      problems.push({ file: name, path: '', reason: `not readable as ${name.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}` });
-      continue;
-    }
-    if (!isPaymentFile(data)) {
-      sources.push({ file: name, data });
-      continue;
-    }
-    const parsed = paymentMappingSchema.safeParse(data);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push({ file: name, path: issue.path.join('.'), reason: issue.message });
-    } else if (payment) {
-      problems.push({ file: name, path: 'kind', reason: 'a second payment mapping' });
-    } else {
-      payment = parsed.data;
-    }
+    const read = readMappingFile(path.join(dir, name), name);
+    if ('problem' in read) problems.push(read.problem);
+    else if (isPaymentFile(read.data)) payment = readPayment(name, read.data, payment, problems);
+    else methods.push({ file: name, data: read.data });
   }
   if (problems.length > 0) throw new MappingSetError(problems);
-  return { reads: validateMappingSet(sources), payment };
+  return { reads: validateMappingSet({ records, methods }), payment };
+}
+
+export async function loadMappingDirectory(dir: string): Promise<MappingDirectory> {
+  return loadMappingDirectorySync(dir);
 }
 
 /** The read-method mappings only (coverage, tests). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/shared/errors.js';
-import { mappingSchema, type Mapping } from '../../../src/mapping/schema.js';
+import { validateMappingSet } from '../../../src/mapping/mapping-set.js';
+import type { Mapping } from '../../../src/mapping/schema.js';
 import { runMapping, type EngineDeps } from '../../../src/mapping/run.js';
 import type { V1Call } from '../../../src/mapping/v1-reply.js';
 
@@ -22,9 +23,17 @@ function fakeV1(answer: (call: V1Call) => unknown) {
 
 const list = (data: object[], total = data.length, hasMore = false) => ({ object: 'list', total, limit: 100, offset: 0, has_more: hasMore, data });
 
-const m = (raw: unknown): Mapping => mappingSchema.parse(raw);
+/** A method file written with its record inline, resolved as the set validation resolves it. */
+function m(raw: { method: string; record: { nulls?: string; fields: object[] } } & Record<string, unknown>): Mapping {
+  const { record, ...method } = raw;
+  const set = validateMappingSet({
+    records: [{ file: 'records/test.yaml', name: 'test', data: { ...record, views: { every: 'all' } } }],
+    methods: [{ file: `${raw.method}.yaml`, data: { ...method, record: 'test', view: 'every' } }],
+  });
+  return set.get(raw.method)!;
+}
 
-const people = m({
+const peopleFile = {
   method: 'people',
   description: 'test',
   kind: 'list',
@@ -34,7 +43,8 @@ const people = m({
     nulls: 'keep',
     fields: [{ name: 'id' }, { name: 'full', derive: { template: '{first} {last}' } }, { name: 'cost', format: 'money' }, { name: 'gone', missing: true }, { name: 'minTime', default: '08:00:00' }, { name: 'nick', from: 'nickname', nulls: 'empty' }],
   },
-});
+};
+const people = m(peopleFile);
 
 describe('list mappings', () => {
   it('makes one v1 call with offset and limit, and builds the legacy envelope and records in field order', async () => {
@@ -58,7 +68,7 @@ describe('list mappings', () => {
   });
 
   it('puts the first record\'s timezone before response, else ACCOUNT_TIMEZONE, else the fallback', async () => {
-    const withTz = m({ ...(people as object), timezone: { from: 'timezone', fallback: 'America/New_York' } });
+    const withTz = m({ ...peopleFile, timezone: { from: 'timezone', fallback: 'America/New_York' } });
     const one = fakeV1(() => list([{ id: 1, timezone: 'America/Chicago' }]));
     expect(Object.keys(await runMapping(withTz, { segments: [], query: [] }, one.deps))).toEqual(['status', 'total', 'timezone', 'response']);
     expect((await runMapping(withTz, { segments: [], query: [] }, one.deps)).timezone).toBe('America/Chicago');
@@ -72,14 +82,14 @@ describe('list mappings', () => {
 const team = m({
   method: 'team',
   description: 'test',
-  kind: 'team',
+  kind: 'sorted-list',
   source: { resource: 'staff', pageSize: 2, maxPages: 5 },
   paging: { default: 20, max: 100 },
   sort: [{ field: 'priority', type: 'number' }, { field: 'first_name', type: 'text' }],
   record: { nulls: 'keep', fields: [{ name: 'staff_id', from: 'id' }, { name: 'first_name' }, { name: 'priority' }] },
 });
 
-describe('team mappings', () => {
+describe('sorted-list mappings', () => {
   const all = [
     { id: 1, first_name: 'zoe', priority: 2 },
     { id: 2, first_name: 'Bob', priority: 1 },

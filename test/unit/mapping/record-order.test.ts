@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sortRecords } from '../../../src/mapping/team-order.js';
+import { sortRecords } from '../../../src/mapping/record-order.js';
 
 describe('sortRecords', () => {
   const keys = [

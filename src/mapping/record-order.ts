@@ -1,4 +1,4 @@
-// Orders team-listing records by the mapping's sort keys (legacy: priority ascending, then first_name).
+// Orders a whole v1 listing by a sorted-list mapping's sort keys (the team listings: priority, then first_name).
 // Pure; stable, so records that tie on every key keep v1's order (id ascending).
 import type { V1Record } from './legacy-record.js';
 import type { SortKey } from './schema.js';

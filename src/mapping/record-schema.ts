@@ -1,0 +1,78 @@
+// The shape of a record file (mappings/records/<record>.yaml): one legacy record described once, its fields in
+// legacy order with their v1 source, and the named views that pick which fields a method's reply carries.
+// Pure data description (zod); it must never read files, and it does not resolve views (record-views.ts does).
+import { z } from 'zod';
+
+const v1FieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a v1 JSON field name');
+
+/** Record and view names, as method files name them (`record: session`, `view: list`). */
+export const recordName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'lower-case letters, digits, - and _ only');
+export const viewName = recordName;
+
+/** How a value is written in the legacy reply. Every legacy value is a string (or null). */
+export const valueFormat = z.enum([
+  'text', // numbers -> "5", booleans -> "1"/"0", strings as they are
+  'money', // two decimals: 45.5 -> "45.50"
+  'hhmm', // HH:MM:SS -> HH:MM
+]);
+
+export const nullPolicy = z.enum([
+  'keep', // null stays null
+  'empty', // null becomes ""
+]);
+
+/** Separates the first and last field of a range in a view: `id .. email`. */
+export const RANGE_MARK = ' .. ';
+
+/** The legacy field name, exactly as the legacy reply spells it (spaces and quirks included). */
+const legacyFieldName = z
+  .string()
+  .min(1)
+  .refine((n) => !n.includes(RANGE_MARK.trim()), { message: 'a field name must not contain ".." (it marks a range in a view)' });
+
+/** Everything said about one field except its name; a view may override any of it. */
+const fieldSource = {
+  /** The v1 field read; omitted = the same name as the legacy field. */
+  from: v1FieldName.optional(),
+  /** Built from other v1 fields: `{field}` placeholders are replaced by their values. */
+  derive: z.strictObject({ template: z.string().min(1) }).optional(),
+  /** The legacy reference's documented default, used when v1 has no such field. */
+  default: z.string().nullable().optional(),
+  /** Declares that v1 does not document this field: read it if v1 ever sends it, else default or null. */
+  missing: z.literal(true).optional(),
+  format: valueFormat.optional(),
+  nulls: nullPolicy.optional(),
+  /** Where the value is a guess about the real service, say so here (shown by `coverage`). */
+  guess: z.string().min(1).optional(),
+};
+
+export const fieldSpec = z
+  .strictObject({ name: legacyFieldName, ...fieldSource })
+  .refine((f) => !(f.derive && f.from), { message: 'a field is either derived or read `from` one v1 field, not both' });
+
+export type FieldSpec = z.infer<typeof fieldSpec>;
+
+/** A view entry that names one field and changes what is said about it, for this view only. */
+const fieldOverride = z.strictObject({ name: z.string().min(1), ...fieldSource });
+export type FieldOverride = z.infer<typeof fieldOverride>;
+
+/**
+ * One view: `all` (every field, in record order) or a list whose entries are a field name (`email`), a range
+ * of the record's order (`id .. text_phone`), or a field with overrides (`{ name: email, guess: "..." }`).
+ */
+const viewSpec = z.union([z.literal('all'), z.array(z.union([z.string().min(1), fieldOverride])).min(1)]);
+export type ViewSpec = z.infer<typeof viewSpec>;
+export type ViewEntry = Exclude<ViewSpec, 'all'>[number];
+
+export const recordFileSchema = z.strictObject({
+  /** Default null policy of the record's fields. */
+  nulls: nullPolicy.default('keep'),
+  /** Every legacy field of the record, in legacy order. */
+  fields: z.array(fieldSpec).min(1),
+  /** What each method's reply carries: `list`, `detail`, ... */
+  views: z
+    .record(viewName, viewSpec)
+    .refine((v) => Object.keys(v).length > 0, { message: 'a record needs at least one view' }),
+});
+
+export type RecordFile = z.infer<typeof recordFileSchema>;
