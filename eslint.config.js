@@ -39,6 +39,21 @@ export default tseslint.config(
     },
   },
   {
+    // The production wing never reaches the embedded sandbox, its test double: the serve command composes them.
+    files: ['src/gateway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/sandbox/**', '**/sandbox/*.js'], message: 'the gateway never imports the sandbox: commands/ composes the two' }] },
+      ],
+    },
+  },
+  {
+    // Functions a reader can hold in mind at once.
+    files: ['src/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },

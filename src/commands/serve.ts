@@ -1,11 +1,11 @@
 // `legacy-gateway serve`: reads the environment, starts the gateway, and stops it on SIGTERM/SIGINT:
-// the gateway drains (see src/server/lifecycle.ts), then the process exits; a second signal exits at once.
+// the gateway drains (see src/gateway/lifecycle.ts), then the process exits; a second signal exits at once.
 // Start-up problems (bad setting, bad mapping file) are printed plainly and exit 1, without a stack trace.
 import { ConfigError, loadConfig } from '../gateway/config.js';
 import { StaticFileError } from '../gateway/loaders/static-records.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { createLogger } from '../gateway/logging.js';
-import { startGateway } from '../gateway/start.js';
+import { startServing } from './serving.js';
 
 export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let config;
@@ -22,7 +22,7 @@ export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<vo
   const logger = createLogger(config.logLevel);
   let gateway;
   try {
-    gateway = await startGateway({ config, logger });
+    gateway = await startServing({ config, logger });
   } catch (err) {
     if (err instanceof MappingSetError || err instanceof StaticFileError || err instanceof ConfigError) {
       process.stderr.write(`legacy-gateway: cannot start: ${err.message}\n`);

@@ -36,96 +36,116 @@ interface Tracked {
   mustFinish: boolean;
 }
 
-export function createLifecycle(options: { shutdownTimeoutMs: number }): RequestLifecycle {
-  const tracked = new Map<IncomingMessage, Tracked>();
-  const held = new Set<Promise<unknown>>();
-  let draining = false;
-  let finishedDuringDrain = 0;
-  let onSettled: (() => void) | undefined;
-  let drainPromise: Promise<DrainReport> | undefined;
+/** While draining, the connection of this reply closes once it is sent (the client reconnects elsewhere). */
+function closeAfterReply(t: Tracked): void {
+  if (!t.res.headersSent) t.res.setHeader('connection', 'close');
+  // The passthrough copies the request's Connection header onto the reply (http-proxy), so set both.
+  t.req.headers.connection = 'close';
+}
 
-  const idle = (): boolean => tracked.size === 0 && held.size === 0;
-  const settledOne = (): void => {
-    if (draining) finishedDuringDrain++;
-    onSettled?.();
-  };
+class Lifecycle implements RequestLifecycle {
+  private readonly tracked = new Map<IncomingMessage, Tracked>();
+  private readonly held = new Set<Promise<unknown>>();
+  private isDraining = false;
+  private finishedDuringDrain = 0;
+  private onSettled: (() => void) | undefined;
+  private drainPromise: Promise<DrainReport> | undefined;
 
-  /** While draining, the connection of this reply closes once it is sent (the client reconnects elsewhere). */
-  const closeAfterReply = (t: Tracked): void => {
-    if (!t.res.headersSent) t.res.setHeader('connection', 'close');
-    // The passthrough copies the request's Connection header onto the reply (http-proxy), so set both.
-    t.req.headers.connection = 'close';
-  };
+  constructor(private readonly shutdownTimeoutMs: number) {}
+
+  track(req: IncomingMessage, res: ServerResponse): void {
+    const t: Tracked = { req, res, mustFinish: false };
+    this.tracked.set(req, t);
+    if (this.isDraining) closeAfterReply(t);
+    res.once('close', () => {
+      this.tracked.delete(req);
+      this.settledOne();
+    });
+  }
+
+  mustFinish(req: IncomingMessage): void {
+    const t = this.tracked.get(req);
+    if (t) t.mustFinish = true;
+  }
+
+  holdUntilDone<T>(work: Promise<T>): Promise<T> {
+    this.held.add(work);
+    const release = (): void => {
+      this.held.delete(work);
+      this.settledOne();
+    };
+    work.then(release, release);
+    return work;
+  }
+
+  draining(): boolean {
+    return this.isDraining;
+  }
+
+  inFlight(): number {
+    return this.tracked.size;
+  }
+
+  drain(server: http.Server): Promise<DrainReport> {
+    this.drainPromise ??= (async () => {
+      this.isDraining = true;
+      for (const t of this.tracked.values()) closeAfterReply(t);
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const { cutOff, waitedPastDeadline } = await this.waitOrCutOff(server);
+      // Every connection is idle (or belongs to a request that was cut off): let none linger.
+      server.closeAllConnections();
+      await stopped;
+      return { finished: this.finishedDuringDrain - cutOff, cutOff, waitedPastDeadline };
+    })();
+    return this.drainPromise;
+  }
+
+  private idle(): boolean {
+    return this.tracked.size === 0 && this.held.size === 0;
+  }
+
+  private settledOne(): void {
+    if (this.isDraining) this.finishedDuringDrain++;
+    this.onSettled?.();
+  }
 
   /** Resolves when `done()` holds, re-checked after every request or held work settles. */
-  const until = (done: () => boolean): Promise<void> =>
-    new Promise<void>((resolve) => {
+  private until(done: () => boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
       const check = (): void => {
         if (!done()) return;
-        onSettled = undefined;
+        this.onSettled = undefined;
         resolve();
       };
-      onSettled = check;
+      this.onSettled = check;
       check();
     });
+  }
 
-  return {
-    track(req, res) {
-      const t: Tracked = { req, res, mustFinish: false };
-      tracked.set(req, t);
-      if (draining) closeAfterReply(t);
-      res.once('close', () => {
-        tracked.delete(req);
-        settledOne();
-      });
-    },
-    mustFinish(req) {
-      const t = tracked.get(req);
-      if (t) t.mustFinish = true;
-    },
-    holdUntilDone(work) {
-      held.add(work);
-      const release = (): void => {
-        held.delete(work);
-        settledOne();
-      };
-      work.then(release, release);
-      return work;
-    },
-    draining: () => draining,
-    inFlight: () => tracked.size,
-    drain(server) {
-      drainPromise ??= (async () => {
-        draining = true;
-        for (const t of tracked.values()) closeAfterReply(t);
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+  /** Waits until idle or the deadline; at the deadline cuts off what may be cut, then waits for the rest. */
+  private async waitOrCutOff(server: http.Server): Promise<{ cutOff: number; waitedPastDeadline: number }> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => resolve('deadline'), this.shutdownTimeoutMs);
+    });
+    const first = await Promise.race([this.until(() => this.idle()).then(() => 'idle' as const), deadline]);
+    clearTimeout(timer);
+    if (first === 'idle') return { cutOff: 0, waitedPastDeadline: 0 };
+    let cutOff = 0;
+    for (const t of [...this.tracked.values()]) {
+      if (t.mustFinish) continue;
+      cutOff++;
+      t.res.destroy();
+    }
+    server.closeIdleConnections();
+    const mustFinish = (): Tracked[] => [...this.tracked.values()].filter((t) => t.mustFinish);
+    const waitedPastDeadline = mustFinish().length + this.held.size;
+    await this.until(() => mustFinish().length === 0 && this.held.size === 0);
+    return { cutOff, waitedPastDeadline };
+  }
+}
 
-        let timer: NodeJS.Timeout | undefined;
-        const deadline = new Promise<'deadline'>((resolve) => {
-          timer = setTimeout(() => resolve('deadline'), options.shutdownTimeoutMs);
-        });
-        const first = await Promise.race([until(idle).then(() => 'idle' as const), deadline]);
-        clearTimeout(timer);
-
-        let cutOff = 0;
-        let waitedPastDeadline = 0;
-        if (first === 'deadline') {
-          for (const t of [...tracked.values()]) {
-            if (t.mustFinish) continue;
-            cutOff++;
-            t.res.destroy();
-          }
-          server.closeIdleConnections();
-          waitedPastDeadline = [...tracked.values()].filter((t) => t.mustFinish).length + held.size;
-          await until(() => [...tracked.values()].every((t) => !t.mustFinish) && held.size === 0);
-        }
-        // Every connection is idle (or belongs to a request that was cut off): let none linger.
-        server.closeAllConnections();
-        await stopped;
-        return { finished: finishedDuringDrain - cutOff, cutOff, waitedPastDeadline };
-      })();
-      return drainPromise;
-    },
-  };
+export function createLifecycle(options: { shutdownTimeoutMs: number }): RequestLifecycle {
+  return new Lifecycle(options.shutdownTimeoutMs);
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
-import { contextOf } from './edge/request-context.js';
+import { maybeContextOf } from './edge/request-context.js';
 import { redactUrl } from '../shared/redact.js';
 
 // Exact paths only: wildcard paths make pino walk every object of every line, and the one request line
@@ -38,8 +38,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 /** Adds what the gateway learnt about the request to pino-http's line object (built afresh for each line,
  * so it is filled in place rather than copied). */
 function withRequestFacts(req: IncomingMessage, line: object): object {
-  const ctx = contextOf(req);
-  return Object.assign(line, { legacyMethod: ctx.legacyMethod, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode });
+  const ctx = maybeContextOf(req);
+  if (!ctx) return line;
+  return Object.assign(line, { legacyMethod: ctx.label, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode });
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -1,36 +1,28 @@
-// Starts a gateway: loads and validates the mappings and operator files, picks the upstream
-// (UPSTREAM_URL, or the embedded v1 sandbox with a loud warning), and listens on HOST:PORT.
-// Everything is built once here; nothing is parsed or loaded per request. It also wires the hardening:
-// the v1 GET transport wrapped in cache, single-flight, retry and metrics layers, the metrics listener on
-// METRICS_PORT (never the public port), and the drain that close() runs on SIGTERM.
+// Starts a standalone gateway: loads and validates the mappings and operator files, builds the gateway
+// (create-gateway.ts) with what only a server has (the drain on SIGTERM, the metrics listener on
+// METRICS_PORT, never the public port, and the recorder), and listens on HOST:PORT. The upstream is
+// UPSTREAM_URL, or the one the caller composes in (the serve command's embedded sandbox): this module
+// never starts or imports the sandbox.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { ConfigError, type GatewayConfig } from './config.js';
-import { loadMappingDirectory } from './loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { IdempotencyStore } from './state/idempotency-store.js';
-import { loadStaticRecords } from './loaders/static-records.js';
-import type { V1Record } from '../mapping/legacy-record.js';
-import type { startSandbox } from '../sandbox/index.js';
-import { noMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
-import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
-import { createPrometheusMetrics } from './metrics/prometheus.js';
-import { hardenTransport } from './upstream/hardened-transport.js';
-import { V1Client } from './upstream/v1-client.js';
-import { createApp } from './edge/app.js';
+import { ConfigError, type GatewayConfig } from './config.js';
+import { createGateway, type Gateway } from './create-gateway.js';
+import { routerListener } from './edge/router.js';
 import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
-import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
+import { loadMappingDirectory, type MappingDirectory } from './loaders/mapping-files.js';
+import { loadOperatorRecords } from './loaders/static-records.js';
 import { createLogger } from './logging.js';
-import { createPassthrough } from './routes/passthrough.js';
-import { paymentRoute } from './routes/payment.js';
-import { createRecorder } from './steps/record.js';
+import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
+import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
+import { createRecorder, type Recorder } from './steps/record.js';
 
 export interface RunningGateway {
   /** e.g. http://127.0.0.1:54321 */
   url: string;
   port: number;
-  /** Base URL of the v1 upstream in use (the embedded sandbox's when UPSTREAM_URL is unset). */
+  /** Base URL of the v1 upstream in use. */
   upstreamUrl: string;
   server: http.Server;
   logger: Logger;
@@ -44,100 +36,41 @@ export interface RunningGateway {
   metricsUrl: string | undefined;
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+/** An upstream composed in by the caller instead of UPSTREAM_URL (the serve command's sandbox). */
+export interface ComposedUpstream {
+  url: string;
+  /** The key lent to calls that bring none (the sandbox's demo key). */
+  apiKey: string | undefined;
+}
 
 export interface StartOptions {
   config: GatewayConfig;
   logger?: Logger;
-  /** The cache's clock (ms since the epoch); tests pass a fake one instead of waiting for TTLs. */
+  /** The caches' clock (ms since the epoch); tests pass a fake one instead of waiting for TTLs. */
   now?: () => number;
+  upstream?: ComposedUpstream;
 }
 
-export async function startGateway(options: StartOptions): Promise<RunningGateway> {
-  const { config } = options;
-  const logger = options.logger ?? createLogger(config.logLevel);
-  // The key is lent to every caller who can reach the listener: beyond loopback only when asked for.
-  if (config.upstreamApiKey !== undefined && !config.hostExplicit && !LOOPBACK.test(config.host)) {
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** The key is lent to every caller who can reach the listener: beyond loopback only when asked for. */
+function checkKeyExposure(config: GatewayConfig, logger: Logger): void {
+  if (config.upstreamApiKey === undefined || LOOPBACK.test(config.host)) return;
+  if (!config.hostExplicit) {
     throw new ConfigError(`HOST: refusing to listen on ${config.host} with UPSTREAM_API_KEY set unless HOST is set explicitly`);
   }
+  logger.warn({ host: config.host }, 'this gateway holds UPSTREAM_API_KEY and listens beyond loopback: every caller can use the key');
+}
 
-  const { reads: mappings, payment: paymentMapping } = await loadMappingDirectory(config.mappingsDir);
-  if (!paymentMapping) {
+async function loadFiles(config: GatewayConfig): Promise<MappingDirectory & { payment: NonNullable<MappingDirectory['payment']> }> {
+  const loaded = await loadMappingDirectory(config.mappingsDir);
+  if (!loaded.payment) {
     throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
   }
-  // Operator files named by a setting (testimonials); the settings a static mapping may name:
-  const settings: Record<string, string | undefined> = { TESTIMONIALS_FILE: config.testimonialsFile };
-  const staticData = new Map<string, V1Record[]>();
-  for (const mapping of mappings.values()) {
-    if (mapping.kind !== 'static') continue;
-    const file = settings[mapping.source.setting];
-    if (file !== undefined) staticData.set(mapping.source.setting, await loadStaticRecords(mapping.source.setting, file));
-  }
+  return { reads: loaded.reads, payment: loaded.payment };
+}
 
-  let upstreamUrl = config.upstreamUrl;
-  let upstreamApiKey = config.upstreamApiKey;
-  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
-  if (upstreamUrl === undefined) {
-    // Loaded only when used: its demo data would otherwise sit in every production gateway's memory.
-    const { SANDBOX_KEYS, startSandbox: start } = await import('../sandbox/index.js');
-    sandbox = await start({ port: 0, host: '127.0.0.1' });
-    upstreamUrl = sandbox.url;
-    upstreamApiKey ??= SANDBOX_KEYS.primary;
-    logger.warn(
-      { upstream: sandbox.url },
-      'UPSTREAM_URL is not set: serving from the EMBEDDED V1 SANDBOX with demo data, not from the real service',
-    );
-  }
-  if (config.upstreamApiKey !== undefined && config.hostExplicit && !LOOPBACK.test(config.host)) {
-    logger.warn({ host: config.host }, 'this gateway holds UPSTREAM_API_KEY and listens beyond loopback: every caller can use the key');
-  }
-
-  const prometheus = config.metricsPort === undefined ? undefined : createPrometheusMetrics({ legacyMethods: mappings.keys() });
-  const metrics: GatewayMetrics = prometheus ?? noMetrics;
-  const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
-  // A 1000-record v1 page is 1-2 MB: 16 MB is ample, and bounds what one reply can cost in memory.
-  const client = new V1Client({ upstreamUrl, timeoutMs: config.upstreamTimeoutMs, maxBodyBytes: 16 * 1024 * 1024 });
-  // GETs (translated calls and the payment flow's checks) go through the hardening layers; POSTs do not.
-  const transport = hardenTransport(client, { cacheTtlMs: config.cacheTtlMs, metrics, ...(options.now ? { now: options.now } : {}) });
-  const passthrough = createPassthrough({ upstreamUrl, upstreamApiKey, timeoutMs: config.upstreamTimeoutMs });
-  const servePayment = paymentRoute({
-    mapping: paymentMapping,
-    transport,
-    writer: client,
-    idempotency: new IdempotencyStore(),
-    upstreamApiKey,
-    logger,
-    holdUntilDone: (work) => void lifecycle.holdUntilDone(work),
-    onPaymentCode: (code) => metrics.paymentCompleted(code),
-  });
-  // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
-  const recorder = config.recordFile
-    ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
-    : undefined;
-  const listener = createApp({
-    ...(recorder ? { recorder: recorder.middleware } : {}),
-    // A payment in flight is never cut off by the shutdown deadline: it always answers.
-    payment: (req, res) => {
-      lifecycle.mustFinish(req);
-      servePayment(req, res);
-    },
-    metrics,
-    lifecycle,
-    ...(config.cacheTtlMs > 0
-      ? { replyCache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(options.now ? { now: options.now } : {}) }), onReplyCacheHit: () => metrics.cacheEvent('hit') }
-      : {}),
-    mappings,
-    transport,
-    passthrough,
-    logger,
-    upstreamUrl,
-    upstreamApiKey,
-    upstreamTimeoutMs: config.upstreamTimeoutMs,
-    accountTimezone: config.accountTimezone,
-    staticRecords: (setting) => staticData.get(setting),
-    isDraining: () => lifecycle.draining(),
-  });
-
+function createServer(config: GatewayConfig, listener: http.RequestListener): http.Server {
   const server = http.createServer(
     {
       // Timeouts for a proxy facing the internet: slow senders cannot hold sockets for ever.
@@ -153,54 +86,97 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   server.maxHeadersCount = 100;
   // Bounds how long one client can keep a connection busy with a stream of requests.
   server.maxRequestsPerSocket = 10_000;
-  await new Promise<void>((resolve, reject) => {
+  return server;
+}
+
+function listen(server: http.Server, config: GatewayConfig): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
-      resolve();
+      resolve((server.address() as AddressInfo).port);
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  let metricsServer: MetricsServer | undefined;
-  if (prometheus && config.metricsPort !== undefined) {
-    try {
-      metricsServer = await startMetricsServer({ registry: prometheus.registry, host: config.host, port: config.metricsPort });
-    } catch (err) {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await client.close();
-      await sandbox?.close();
-      throw err;
-    }
-  }
-  logger.info(
-    { host: config.host, port, metricsPort: metricsServer?.port, mappings: mappings.size, upstream: sandbox ? 'sandbox' : 'UPSTREAM_URL' },
-    'legacy-gateway listening',
-  );
+}
 
+/** Everything close() must free, in the order it frees it. */
+interface Resources {
+  server: http.Server;
+  lifecycle: RequestLifecycle;
+  gateway: Gateway;
+  recorder: Recorder | undefined;
+  metricsServer?: MetricsServer | undefined;
+}
+
+function closer(resources: Resources, logger: Logger): () => Promise<void> {
   let closing: Promise<void> | undefined;
-  async function close(): Promise<void> {
+  return () => {
     closing ??= (async () => {
-      const report = await lifecycle.drain(server);
+      const report = await resources.lifecycle.drain(resources.server);
       logger.info(report, 'drained');
-      await passthrough.close();
-      await recorder?.close();
-      await client.close();
-      await metricsServer?.close();
-      await sandbox?.close();
+      await resources.gateway.close();
+      await resources.recorder?.close();
+      await resources.metricsServer?.close();
     })();
     return closing;
-  }
+  };
+}
 
+async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, undo: () => Promise<void>): Promise<MetricsServer | undefined> {
+  if (!prometheus || config.metricsPort === undefined) return undefined;
+  try {
+    return await startMetricsServer({ registry: prometheus.registry, host: config.host, port: config.metricsPort });
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}
+
+export async function startGateway(options: StartOptions): Promise<RunningGateway> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const upstreamUrl = options.upstream?.url ?? config.upstreamUrl;
+  if (upstreamUrl === undefined) throw new ConfigError('UPSTREAM_URL: not set');
+  checkKeyExposure(config, logger);
+  const { reads: mappings, payment } = await loadFiles(config);
+  const operatorFiles = loadOperatorRecords(mappings, { TESTIMONIALS_FILE: config.testimonialsFile });
+
+  const prometheus = config.metricsPort === undefined ? undefined : createPrometheusMetrics({ legacyMethods: mappings.keys() });
+  const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
+  // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
+  const recorder = config.recordFile
+    ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
+    : undefined;
+  const gateway = createGateway({
+    settings: { upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey, upstreamTimeoutMs: config.upstreamTimeoutMs, cacheTtlMs: config.cacheTtlMs, accountTimezone: config.accountTimezone },
+    mappings,
+    payment,
+    staticRecords: (setting) => operatorFiles.get(setting),
+    logger,
+    lifecycle,
+    ...(prometheus ? { metrics: prometheus } : {}),
+    ...(recorder ? { recorder: recorder.step } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const server = createServer(config, routerListener(gateway.router));
+  const port = await listen(server, config);
+  const resources: Resources = { server, lifecycle, gateway, recorder };
+  resources.metricsServer = await startMetrics(prometheus, config, async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await gateway.close();
+  });
+  logger.info({ host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL' }, 'legacy-gateway listening');
+
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
     url: `http://${host}:${port}`,
     port,
     upstreamUrl,
     server,
     logger,
-    close,
+    close: closer(resources, logger),
     draining: () => lifecycle.draining(),
     lifecycle,
-    metricsUrl: metricsServer?.url,
+    metricsUrl: resources.metricsServer?.url,
   };
 }

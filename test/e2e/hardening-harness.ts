@@ -4,7 +4,8 @@ import type http from 'node:http';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/gateway/config.js';
 import { createLogger } from '../../src/gateway/logging.js';
-import { startGateway, type RunningGateway } from '../../src/gateway/start.js';
+import { startServing } from '../../src/commands/serving.js';
+import type { RunningGateway } from '../../src/gateway/start.js';
 
 export interface HardenedGateway extends RunningGateway {
   logs: string[];
@@ -23,7 +24,7 @@ export async function startHardenedGateway(env: Record<string, string | undefine
   });
   // Real time plus whatever the test skipped ahead: TTLs still expire on their own under load.
   let skipped = 0;
-  const gateway = await startGateway({ config, logger: createLogger(config.logLevel, sink), now: () => Date.now() + skipped });
+  const gateway = await startServing({ config, logger: createLogger(config.logLevel, sink), now: () => Date.now() + skipped });
   return Object.assign(gateway, {
     logs,
     advance: (ms: number) => {

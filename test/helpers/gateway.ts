@@ -2,7 +2,8 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/gateway/config.js';
 import { createLogger } from '../../src/gateway/logging.js';
-import { startGateway, type RunningGateway } from '../../src/gateway/start.js';
+import { startServing } from '../../src/commands/serving.js';
+import type { RunningGateway } from '../../src/gateway/start.js';
 import { fetchReply, type Reply } from './fetch-reply.js';
 
 export interface TestGateway extends RunningGateway {
@@ -20,7 +21,7 @@ export async function startTestGateway(env: Record<string, string | undefined> =
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const gateway = await startGateway({ config, logger });
+  const gateway = await startServing({ config, logger });
   return Object.assign(gateway, { logs });
 }
 

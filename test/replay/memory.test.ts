@@ -22,7 +22,7 @@ import { EMPTY_RULE_SET } from '../../src/replay/rules.js';
 import { runReplay, type ReplayRunResult } from '../../src/replay/runner.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { createLogger } from '../../src/gateway/logging.js';
-import { startGateway } from '../../src/gateway/start.js';
+import { startServing } from '../../src/commands/serving.js';
 
 /** A full GC before each sample, so the figure is the live heap, not V8's lazy collection schedule. */
 function collectGarbage(): () => void {
@@ -36,11 +36,11 @@ const WORKER_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Writable } = require('node:stream');
 (async () => {
-  const { startGateway } = await import(workerData.start);
+  const { startServing } = await import(workerData.start);
   const { loadConfig } = await import(workerData.config);
   const { createLogger } = await import(workerData.logging);
   const silent = new Writable({ write: (_c, _e, done) => done() });
-  const gateway = await startGateway({ config: loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }), logger: createLogger('silent', silent) });
+  const gateway = await startServing({ config: loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }), logger: createLogger('silent', silent) });
   parentPort.postMessage({ url: gateway.url });
   parentPort.once('message', () => gateway.close().then(() => parentPort.postMessage({ closed: true })));
 })().catch((err) => parentPort.postMessage({ error: String(err && err.stack || err) }));
@@ -53,14 +53,14 @@ interface Gateway {
 }
 
 async function startGatewayForTest(): Promise<Gateway> {
-  const start = path.join(DIST, 'server/start.js');
+  const start = path.join(DIST, 'commands/serving.js');
   if (existsSync(start)) {
     const worker = new Worker(WORKER_CODE, {
       eval: true,
       workerData: {
         start: pathToFileURL(start).href,
-        config: pathToFileURL(path.join(DIST, 'config.js')).href,
-        logging: pathToFileURL(path.join(DIST, 'server/logging.js')).href,
+        config: pathToFileURL(path.join(DIST, 'gateway/config.js')).href,
+        logging: pathToFileURL(path.join(DIST, 'gateway/logging.js')).href,
       },
     });
     const [message] = (await once(worker, 'message')) as [{ url?: string; error?: string }];
@@ -76,7 +76,7 @@ async function startGatewayForTest(): Promise<Gateway> {
     };
   }
   const silent = new Writable({ write: (_c, _e, done) => done() });
-  const gateway = await startGateway({
+  const gateway = await startServing({
     config: loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
     logger: createLogger('silent', silent),
   });

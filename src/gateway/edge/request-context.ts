@@ -1,7 +1,10 @@
-// What the gateway learns about one request while serving it (legacy method, upstream calls, cache hits),
-// kept beside the request for the one log line written when the reply is finished.
+// What the gateway knows about one request while serving it: the one parse of it (LegacyRequest), the
+// route the edge chose, the name it goes by in metrics and logs, and what the route learnt (upstream
+// calls, cache hits, the payment code), kept on the request for the one log line written at the end.
+// The edge attaches it before any step runs; steps and routes read it, never req.url again.
 import type { IncomingMessage } from 'node:http';
-import { GatewayError } from '../../shared/errors.js';
+import type { LegacyRequest } from './legacy-request.js';
+import type { Route } from './route-table.js';
 
 export interface UpstreamCallNote {
   path: string;
@@ -11,32 +14,40 @@ export interface UpstreamCallNote {
 }
 
 export interface RequestContext {
-  /** The mapped legacy method (`clients`), `passthrough`, or the gateway's own route. */
-  legacyMethod?: string;
+  request: LegacyRequest;
+  route: Route;
+  /** The name in metrics and logs: a mapped legacy method, `payment`, `passthrough`, `healthz`, `readyz`,
+   * or `rejected` (refused by the request guard before its route ran). Never a path. */
+  label: string | undefined;
+  /** The request id (X-Request-Id, echoed or generated), sent upstream with every v1 call. */
+  requestId: string;
   upstream: UpstreamCallNote[];
   cacheHits: number;
   /** The legacy code of a payment reply (POST /api/payment). */
   paymentCode?: number;
+  /** Set by the reply-cache step on a translated read it may keep: the route hands it the reply bytes
+   * and until when the v1 data they were built from stays fresh. */
+  keepReply?: (bytes: Buffer, freshUntil: number) => void;
 }
 
-const contexts = new WeakMap<IncomingMessage, RequestContext>();
+const CONTEXT = Symbol('legacy-gateway request context');
 
-export function contextOf(req: IncomingMessage): RequestContext {
-  let ctx = contexts.get(req);
-  if (!ctx) {
-    ctx = { upstream: [], cacheHits: 0 };
-    contexts.set(req, ctx);
-  }
+type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
+
+export function attachContext(req: IncomingMessage, request: LegacyRequest, route: Route): RequestContext {
+  const ctx: RequestContext = { request, route, label: route.kind === 'own' ? route.label : undefined, requestId: 'unknown', upstream: [], cacheHits: 0 };
+  (req as WithContext)[CONTEXT] = ctx;
   return ctx;
 }
 
-/** Notes one upstream call for the log line: its v1 path, outcome and duration since `started`. */
-export function noteUpstreamCall(ctx: RequestContext, path: string, started: number, outcome: number | string): void {
-  ctx.upstream.push({ path, outcome, ms: Math.round(performance.now() - started) });
+/** The context the edge attached (every request that reached a step or a route has one). */
+export function contextOf(req: IncomingMessage): RequestContext {
+  const ctx = (req as WithContext)[CONTEXT];
+  if (!ctx) throw new Error('request context read before the edge attached it');
+  return ctx;
 }
 
-/** How a failed upstream call is named in the log: v1's HTTP status, else the gateway error code. */
-export function failureOutcome(err: unknown): number | string {
-  if (!(err instanceof GatewayError)) return 'error';
-  return err.code === 'LGW_UPSTREAM_ERROR' ? err.status : err.code;
+/** The context, when the edge has attached one (a log line may be written for a request that never got one). */
+export function maybeContextOf(req: IncomingMessage): RequestContext | undefined {
+  return (req as WithContext)[CONTEXT];
 }

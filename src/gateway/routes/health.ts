@@ -1,8 +1,8 @@
 // The gateway's own routes: /healthz (the process answers) and /readyz (mappings loaded, upstream
 // reachable, not draining). The upstream probe is a plain GET /api/v1: any HTTP answer means reachable.
 import { request } from 'undici';
-import type { Request, Response } from 'express';
-import { writeJson } from './legacy-read.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeJson } from '../edge/write-json.js';
 
 export interface ReadinessDeps {
   upstreamUrl: string;
@@ -42,10 +42,10 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
   }
 
   return {
-    healthz(_req: Request, res: Response): void {
+    healthz(_req: IncomingMessage, res: ServerResponse): void {
       writeJson(res, 200, { status: 'ok' });
     },
-    async readyz(_req: Request, res: Response): Promise<void> {
+    async readyz(_req: IncomingMessage, res: ServerResponse): Promise<void> {
       if (deps.isDraining()) return writeJson(res, 503, { status: 'draining' });
       const upstream = await upstreamReachable();
       writeJson(res, upstream ? 200 : 503, {

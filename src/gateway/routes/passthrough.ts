@@ -11,23 +11,22 @@ import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../shared/errors.js';
-import { apiKeyOf, queryMayHoldApiKey, withoutApiKeyParam } from '../edge/api-key.js';
+import { withoutApiKeyParam } from '../edge/api-key.js';
 import { sendLegacyError } from '../edge/error-reply.js';
+import type { RequestContext } from '../edge/request-context.js';
+import { REQUEST_LIMITS, tooLarge } from '../edge/request-guard.js';
+import { begin } from '../edge/upstream-log.js';
 import { ReplyRelay } from './reply-relay.js';
 import { hopByHopNames, namedInConnection } from './hop-by-hop.js';
-import { contextOf, noteUpstreamCall } from '../edge/request-context.js';
-import { REQUEST_LIMITS, tooLarge } from '../edge/request-guard.js';
-import { splitTarget } from '../../shared/request-target.js';
 
 export interface PassthroughOptions {
   upstreamUrl: string;
-  upstreamApiKey: string | undefined;
   timeoutMs: number;
   /** Upper bound of a streamed request body (a declared Content-Length is checked before routing). */
   maxBodyBytes?: number;
 }
 
-export type Passthrough = ((req: IncomingMessage, res: ServerResponse) => void) & { close(): Promise<void> };
+export type Passthrough = ((req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void) & { close(): Promise<void> };
 
 /** Headers undici refuses or sets itself; the rest of a request's end-to-end headers go on as they are. */
 const NOT_FORWARDED = ['host', 'expect', 'content-length', 'transfer-encoding'];
@@ -64,6 +63,40 @@ function appendHeader(headers: IncomingHttpHeaders, name: string, value: string)
   return text ? `${text}, ${value}` : value;
 }
 
+function upstreamHeaders(req: IncomingMessage, key: string | undefined): Record<string, string | string[]> {
+  const drop = dropped(req.headers, REQUEST_DROP);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !drop.has(name)) headers[name] = value;
+  }
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) headers['content-length'] = declared;
+  if (key !== undefined) headers['x-api-key'] = key;
+  // What a proxy adds (as http-proxy's xfwd did): who called, and how.
+  headers['x-forwarded-for'] = appendHeader(req.headers, 'x-forwarded-for', req.socket.remoteAddress ?? '');
+  headers['x-forwarded-port'] = appendHeader(req.headers, 'x-forwarded-port', String(req.socket.localPort ?? ''));
+  headers['x-forwarded-proto'] = appendHeader(req.headers, 'x-forwarded-proto', 'http');
+  if (req.headers['x-forwarded-host'] === undefined && req.headers.host !== undefined) headers['x-forwarded-host'] = req.headers.host;
+  return headers;
+}
+
+function replyHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const drop = dropped(headers, REPLY_DROP);
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !drop.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+function failure(err: unknown, maxBodyBytes: number, timeoutMs: number): GatewayError {
+  if (err instanceof BodyTooLarge || (err instanceof Error && err.cause instanceof BodyTooLarge)) return tooLarge(maxBodyBytes);
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+    return new GatewayError('LGW_UPSTREAM_TIMEOUT', `the upstream did not answer within ${timeoutMs} ms`, { cause: err });
+  }
+  return new GatewayError('LGW_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: err });
+}
+
 export function createPassthrough(options: PassthroughOptions): Passthrough {
   const upstream = new URL(options.upstreamUrl);
   // The request line carries the request's path exactly as it came, after UPSTREAM_URL's own path.
@@ -77,51 +110,13 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     bodyTimeout: options.timeoutMs,
   });
 
-  function upstreamHeaders(req: IncomingMessage, key: string | undefined): Record<string, string | string[]> {
-    const drop = dropped(req.headers, REQUEST_DROP);
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !drop.has(name)) headers[name] = value;
-    }
-    const declared = req.headers['content-length'];
-    if (declared !== undefined) headers['content-length'] = declared;
-    if (key !== undefined) headers['x-api-key'] = key;
-    // What a proxy adds (as http-proxy's xfwd did): who called, and how.
-    headers['x-forwarded-for'] = appendHeader(req.headers, 'x-forwarded-for', req.socket.remoteAddress ?? '');
-    headers['x-forwarded-port'] = appendHeader(req.headers, 'x-forwarded-port', String(req.socket.localPort ?? ''));
-    headers['x-forwarded-proto'] = appendHeader(req.headers, 'x-forwarded-proto', 'http');
-    if (req.headers['x-forwarded-host'] === undefined && req.headers.host !== undefined) headers['x-forwarded-host'] = req.headers.host;
-    return headers;
-  }
-
-  function replyHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-    const drop = dropped(headers, REPLY_DROP);
-    const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (value !== undefined && !drop.has(name)) out[name] = value;
-    }
-    return out;
-  }
-
-  function failure(err: unknown): GatewayError {
-    if (err instanceof BodyTooLarge || (err instanceof Error && err.cause instanceof BodyTooLarge)) return tooLarge(maxBodyBytes);
-    if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
-      return new GatewayError('LGW_UPSTREAM_TIMEOUT', `the upstream did not answer within ${options.timeoutMs} ms`, { cause: err });
-    }
-    return new GatewayError('LGW_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: err });
-  }
-
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    const ctx = contextOf(req);
-    ctx.legacyMethod = 'passthrough';
-    const started = performance.now();
-    const url = req.url ?? '/';
-    // The key must not travel on in the URL (DESIGN: Key); apiKeyOf reads it before it is removed.
-    const { path: urlPath, search } = splitTarget(url);
-    // Only a query naming api_key is parsed (and then re-encoded without it); any other URL goes on as it came.
-    const keyInQuery = queryMayHoldApiKey(search);
-    const key = apiKeyOf(req.headers, keyInQuery ? [...new URLSearchParams(search)] : [], options.upstreamApiKey);
-    const path = keyInQuery ? `${urlPath}${withoutApiKeyParam(`?${search}`)}` : url;
+  const handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void => {
+    const { request } = ctx;
+    const done = begin(ctx, request.path);
+    // The key must not travel on in the URL (DESIGN: Key): a query naming api_key is re-encoded without
+    // it; any other URL goes on exactly as it came.
+    const key = request.apiKey;
+    const path = request.keyMayBeInQuery ? `${request.path}${withoutApiKeyParam(`?${request.search}`)}` : request.url;
 
     const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
     let oversized = false;
@@ -142,8 +137,8 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     // Called by the relay only while the caller still waits and nothing of a reply has been sent.
     const failedBeforeReply = (err: unknown): void => {
       if (body !== null && body !== req) body.destroy();
-      const error = oversized ? tooLarge(maxBodyBytes) : failure(err);
-      noteUpstreamCall(ctx, urlPath, started, error.code);
+      const error = oversized ? tooLarge(maxBodyBytes) : failure(err, maxBodyBytes, options.timeoutMs);
+      done(error.code);
       if (error.status === 413) {
         // The rest of the upload is not worth reading: answer, then close the connection.
         res.setHeader('connection', 'close');
@@ -153,7 +148,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     };
     const relay = new ReplyRelay(res, {
       replyStarted(statusCode, upstreamReply) {
-        noteUpstreamCall(ctx, urlPath, started, statusCode);
+        done(statusCode);
         return replyHeaders(upstreamReply);
       },
       failedBeforeReply,

@@ -9,7 +9,8 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import zlib from 'node:zlib';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { asJsonValue, parseJsonExact, stringifyExact, type JsonObject, type JsonValue } from '../../shared/json-exact.js';
 import {
   redactBodyText,
@@ -20,9 +21,14 @@ import {
   SecretScrubber,
   type HeaderPair,
 } from '../../shared/redact.js';
+import { contextOf } from '../edge/request-context.js';
+import type { Step } from './step.js';
 
 export interface Recorder {
-  middleware: RequestHandler;
+  /** Records every request it sees (Express middleware). */
+  middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  /** The gateway's step: records the legacy calls (translated reads and payments), passes the rest on. */
+  step: Step;
   /** Stops recording and flushes the file. */
   close(): Promise<void>;
 }
@@ -47,7 +53,11 @@ function headerPairs(headers: Record<string, string | string[]>): HeaderPair[] {
   return out;
 }
 
-function rawHeaders(req: Request): Record<string, string | string[]> {
+/** A request as the recorder reads it: the payment route leaves the fields it read in `body`; a router
+ * mounted under a path keeps the whole target in `originalUrl` (Express sets it). */
+type RecordedRequest = IncomingMessage & { body?: unknown; originalUrl?: string };
+
+function rawHeaders(req: IncomingMessage): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) out[name] = value;
   return out;
@@ -62,7 +72,7 @@ function decodeBody(body: Buffer, contentEncoding: unknown): string {
 }
 
 /** The parsed request body as the route saw it (express parsers run before `finish`). */
-function requestBody(req: Request): { json?: JsonValue; text?: string } | undefined {
+function requestBody(req: RecordedRequest): { json?: JsonValue; text?: string } | undefined {
   const body: unknown = req.body;
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return { text: body };
@@ -88,6 +98,79 @@ function replyBody(text: string, contentType: unknown): JsonValue {
   }
   return text;
 }
+
+/** Copies what the route writes into `res` (up to `maxBodyBytes`; past it only `overflow` is kept). */
+function captureReply(res: ServerResponse, maxBodyBytes: number, onError: (err: Error) => void): { chunks: Buffer[]; overflow: boolean } {
+  const captured = { chunks: [] as Buffer[], overflow: false };
+  let size = 0;
+  const capture = (chunk: unknown, encoding: unknown): void => {
+    if (captured.overflow || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const buf =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8')
+        : chunk instanceof Uint8Array
+          ? Buffer.from(chunk)
+          : undefined;
+    if (!buf) return;
+    size += buf.length;
+    if (size > maxBodyBytes) {
+      captured.overflow = true;
+      captured.chunks.length = 0;
+      return;
+    }
+    captured.chunks.push(buf);
+  };
+  const safely = (args: WriteArgs): void => {
+    try {
+      capture(args[0], args[1]);
+    } catch (err) {
+      onError(err as Error);
+    }
+  };
+  const write = res.write as (...args: WriteArgs) => boolean;
+  const end = res.end as (...args: WriteArgs) => ServerResponse;
+  res.write = function (this: ServerResponse, ...args: WriteArgs): boolean {
+    safely(args);
+    return write.apply(this, args);
+  } as ServerResponse['write'];
+  res.end = function (this: ServerResponse, ...args: WriteArgs): ServerResponse {
+    safely(args);
+    return end.apply(this, args);
+  } as ServerResponse['end'];
+  return captured;
+}
+
+/** The JSONL line of one call and its reply, secrets redacted and scrubbed. */
+function recordedLine(req: RecordedRequest, res: ServerResponse, startedAt: Date, chunks: Buffer[], overflow: boolean): string {
+  const reqHeaders = redactHeaderRecord(req.headers);
+  const host = req.headers.host;
+  const target = req.originalUrl ?? req.url ?? '/';
+  const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  const url = host ? `${protocol}://${host}${target}` : target;
+  const body = requestBody(req);
+  const contentType = req.headers['content-type'];
+  // Secrets carried by this request are scrubbed from the whole line, wherever they were echoed.
+  const scrubber = new SecretScrubber().add(
+    ...secretsOfRequest({
+      url: target,
+      headers: headerPairs(rawHeaders(req)),
+      bodyText: body?.text,
+      bodyJson: body?.json,
+    }),
+  );
+  const request: JsonObject = { method: req.method ?? 'GET', url: redactUrl(url), headers: reqHeaders };
+  if (body?.json !== undefined) request.body = redactJson(body.json);
+  else if (body?.text !== undefined) request.body = redactBodyText(body.text, contentType);
+
+  const response: JsonObject = { status: res.statusCode, headers: redactHeaderRecord(res.getHeaders()) };
+  if (!overflow) {
+    const text = decodeBody(Buffer.concat(chunks), res.getHeader('content-encoding'));
+    response.body = replyBody(text, res.getHeader('content-type'));
+  }
+  const line: JsonObject = { time: startedAt.toISOString(), request, response };
+  return stringifyExact(scrubber.scrubJson(line)) + '\n';
+}
+
 
 export function createRecorder(filePath: string, options: RecorderOptions = {}): Recorder {
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -123,79 +206,14 @@ export function createRecorder(filePath: string, options: RecorderOptions = {}):
     stream.write(line);
   };
 
-  const record = (req: Request, res: Response, startedAt: Date, chunks: Buffer[], overflow: boolean): void => {
-    const reqHeaders = redactHeaderRecord(req.headers);
-    const host = req.get('host');
-    const url = host ? `${req.protocol}://${host}${req.originalUrl}` : req.originalUrl;
-    const body = requestBody(req);
-    const contentType = req.headers['content-type'];
-    // Secrets carried by this request are scrubbed from the whole line, wherever they were echoed.
-    const scrubber = new SecretScrubber().add(
-      ...secretsOfRequest({
-        url: req.originalUrl,
-        headers: headerPairs(rawHeaders(req)),
-        bodyText: body?.text,
-        bodyJson: body?.json,
-      }),
-    );
-    const request: JsonObject = { method: req.method, url: redactUrl(url), headers: reqHeaders };
-    if (body?.json !== undefined) request.body = redactJson(body.json);
-    else if (body?.text !== undefined) request.body = redactBodyText(body.text, contentType);
-
-    const response: JsonObject = { status: res.statusCode, headers: redactHeaderRecord(res.getHeaders()) };
-    if (!overflow) {
-      const text = decodeBody(Buffer.concat(chunks), res.getHeader('content-encoding'));
-      response.body = replyBody(text, res.getHeader('content-type'));
-    }
-    const line: JsonObject = { time: startedAt.toISOString(), request, response };
-    append(stringifyExact(scrubber.scrubJson(line)) + '\n');
-  };
-
-  const middleware: RequestHandler = (req, res, next) => {
+  const middleware = (req: RecordedRequest, res: ServerResponse, next: () => void): void => {
     try {
       if (!failed && !closed) {
         const startedAt = now();
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let overflow = false;
-        const capture = (chunk: unknown, encoding: unknown): void => {
-          if (overflow || chunk === undefined || chunk === null || typeof chunk === 'function') return;
-          const buf =
-            typeof chunk === 'string'
-              ? Buffer.from(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8')
-              : chunk instanceof Uint8Array
-                ? Buffer.from(chunk)
-                : undefined;
-          if (!buf) return;
-          size += buf.length;
-          if (size > maxBodyBytes) {
-            overflow = true;
-            chunks.length = 0;
-            return;
-          }
-          chunks.push(buf);
-        };
-        const write = res.write as (...args: WriteArgs) => boolean;
-        const end = res.end as (...args: WriteArgs) => Response;
-        res.write = function (this: Response, ...args: WriteArgs): boolean {
-          try {
-            capture(args[0], args[1]);
-          } catch (err) {
-            report('capture', err as Error);
-          }
-          return write.apply(this, args);
-        } as Response['write'];
-        res.end = function (this: Response, ...args: WriteArgs): Response {
-          try {
-            capture(args[0], args[1]);
-          } catch (err) {
-            report('capture', err as Error);
-          }
-          return end.apply(this, args);
-        } as Response['end'];
+        const reply = captureReply(res, maxBodyBytes, (err) => report('capture', err));
         res.once('finish', () => {
           try {
-            record(req, res, startedAt, chunks, overflow);
+            append(recordedLine(req, res, startedAt, reply.chunks, reply.overflow));
           } catch (err) {
             report('record', err as Error);
           }
@@ -209,6 +227,14 @@ export function createRecorder(filePath: string, options: RecorderOptions = {}):
 
   return {
     middleware,
+    step: {
+      name: 'record',
+      handle(req, res, next) {
+        const { kind } = contextOf(req).route;
+        if (kind === 'read' || kind === 'payment') middleware(req, res, next);
+        else next();
+      },
+    },
     async close() {
       if (closed) return;
       closed = true;

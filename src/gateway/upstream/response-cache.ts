@@ -2,7 +2,7 @@
 // never share an entry and no key is kept in clear. Each reply lives for its request's TTL (the mapping's
 // `cacheTtlMs`, else the default), bounded by entry count and approximate bytes. Stale-if-error: when the
 // upstream fails with a 429, a 5xx, a connect error or a timeout, a reply stored within the last hour is
-// served instead, marked stale so the route adds `Warning: 110`. It never caches an error, and it must
+// served instead, marked stale (`servedFrom`) so the route adds `Warning: 110`. It never caches an error, and it must
 // never hand out a reply stored under another key. Replies are shared: callers treat them as read-only.
 // Admission: a key+URL is stored from its second miss on (`storeAfterMisses`), remembered in between by
 // its hash alone. A call made once (a new key's first call, a scanner, a page nobody asks for again) then
@@ -41,25 +41,8 @@ export const DEFAULT_CACHE_LIMITS = {
   admissionMemory: 50_000,
 } as const;
 
-/** A reply as the cache hands it out: `cache` says whether it came from the cache, and how;
- * `freshUntil` (clock ms) is when the cached copy of this reply stops being fresh, when one is held. */
-export interface CachedV1Json extends V1Json {
-  cache?: 'hit' | 'stale';
-  freshUntil?: number;
-}
-
-export function cacheStateOf(reply: V1Json): 'hit' | 'stale' | undefined {
-  return (reply as CachedV1Json).cache;
-}
-
-/** Until when this exact reply is what the cache will keep answering (undefined: not cached, or stale). */
-export function freshUntilOf(reply: V1Json): number | undefined {
-  const cached = reply as CachedV1Json;
-  return cached.cache === 'stale' ? undefined : cached.freshUntil;
-}
-
-const marked = (reply: V1Json, cache: 'hit' | 'stale', freshUntil?: number): CachedV1Json =>
-  freshUntil === undefined ? { status: reply.status, body: reply.body, cache } : { status: reply.status, body: reply.body, cache, freshUntil };
+const fromCache = (reply: V1Json, servedFrom: 'fresh' | 'stale', freshUntil?: number): V1Json =>
+  freshUntil === undefined ? { status: reply.status, body: reply.body, servedFrom } : { status: reply.status, body: reply.body, servedFrom, freshUntil };
 
 interface Entry {
   reply: V1Json;
@@ -140,7 +123,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       const heldUntil = held ? held.storedAt + Math.min(ttlMs, held.ttlMs) : 0;
       if (held && now() < heldUntil) {
         onEvent('hit');
-        return marked(held.reply, 'hit', heldUntil);
+        return fromCache(held.reply, 'fresh', heldUntil);
       }
       onEvent('miss');
       let reply: V1Json;
@@ -151,7 +134,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
         const fallback = entries.get(key) ?? held;
         if (fallback && allowsStale(err) && now() - fallback.storedAt < options.staleWindowMs) {
           onEvent('stale');
-          return marked(fallback.reply, 'stale');
+          return fromCache(fallback.reply, 'stale');
         }
         throw err;
       }
@@ -160,8 +143,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       if (bytes > options.maxBytes) return reply;
       const storedAt = now();
       entries.set(key, { reply: { status: reply.status, body: reply.body }, storedAt, ttlMs, bytes });
-      const stored: CachedV1Json = { status: reply.status, body: reply.body, freshUntil: storedAt + ttlMs };
-      return stored;
+      return { status: reply.status, body: reply.body, freshUntil: storedAt + ttlMs };
     },
     size: () => entries.size,
     clear: () => entries.clear(),

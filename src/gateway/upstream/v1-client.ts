@@ -18,6 +18,12 @@ export interface V1GetRequest {
 export interface V1Json {
   status: number;
   body: unknown;
+  /** Set by the cache layer when the reply came from it: `fresh` within its TTL, `stale` standing in for
+   * an upstream fault (stale-if-error). Absent when the reply came from v1 just now. */
+  servedFrom?: 'fresh' | 'stale';
+  /** Until when (cache clock, ms) the cache will keep answering with this very reply; absent when it
+   * holds no fresh copy (not stored, stale, or no cache layer). */
+  freshUntil?: number;
 }
 
 /** The seam the hardening layers (retry, cache, single-flight) wrap: same contract in, same out. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/shared/errors.js';
 import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
-import { approximateJsonBytes, cacheStateOf, withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
+import { approximateJsonBytes, withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
 import { fakeTransport, request, timeout, unreachable, upstreamError } from './fake-transport.js';
 
 function setup(options: Partial<ResponseCacheOptions> = {}) {
@@ -64,10 +64,10 @@ describe('freshness', () => {
     await cache.getJson(request());
     advance(29_999);
     const hit = await cache.getJson(request());
-    expect(cacheStateOf(hit)).toBe('hit');
+    expect(hit.servedFrom).toBe('fresh');
     advance(1);
     const again = await cache.getJson(request());
-    expect(cacheStateOf(again)).toBeUndefined();
+    expect(again.servedFrom).toBeUndefined();
     expect(again.body).toMatchObject({ n: 2 });
     expect(inner.calls).toHaveLength(2);
     expect(events).toEqual(['miss', 'hit', 'miss']);
@@ -77,7 +77,7 @@ describe('freshness', () => {
     const { inner, cache, advance } = setup();
     await cache.getJson(request({ cacheTtlMs: 300_000 }));
     advance(299_000);
-    expect(cacheStateOf(await cache.getJson(request({ cacheTtlMs: 300_000 })))).toBe('hit');
+    expect((await cache.getJson(request({ cacheTtlMs: 300_000 }))).servedFrom).toBe('fresh');
     expect(inner.calls).toHaveLength(1);
   });
 
@@ -85,7 +85,7 @@ describe('freshness', () => {
     const { inner, cache, events } = setup();
     await cache.getJson(request());
     const direct = await cache.getJson(request({ cacheTtlMs: 0 }));
-    expect(cacheStateOf(direct)).toBeUndefined();
+    expect(direct.servedFrom).toBeUndefined();
     inner.fallback = upstreamError(503);
     await expect(cache.getJson(request({ cacheTtlMs: 0 }))).rejects.toMatchObject({ status: 503 });
     expect(events).toEqual(['miss']);
@@ -113,7 +113,7 @@ describe('stale-if-error', () => {
     advance(45 * 60_000);
     inner.fallback = failure();
     const reply = await cache.getJson(request());
-    expect(cacheStateOf(reply)).toBe('stale');
+    expect(reply.servedFrom).toBe('stale');
     expect(reply.body).toEqual({ n: 1, key: 'key-a' });
     expect(events).toEqual(['miss', 'miss', 'stale']);
   });
@@ -182,7 +182,7 @@ describe('admission (store on the second miss)', () => {
     expect(cache.size()).toBe(1);
     const third = await cache.getJson(request());
     expect(third.body).toEqual({ n: 2, key: 'key-a' });
-    expect(cacheStateOf(third)).toBe('hit');
+    expect(third.servedFrom).toBe('fresh');
     expect(inner.calls).toHaveLength(2);
     expect(events).toEqual(['miss', 'miss', 'hit']);
   });

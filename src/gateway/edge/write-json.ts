@@ -1,0 +1,15 @@
+// Writes a JSON reply: encoded once, its length known without another pass. Every route's success reply
+// goes out through here (errors through error-reply.ts).
+import type { ServerResponse } from 'node:http';
+
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  writeJsonBytes(res, status, Buffer.from(JSON.stringify(body)));
+}
+
+/** Writes an already serialised JSON reply. */
+export function writeJsonBytes(res: ServerResponse, status: number, bytes: Buffer): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', bytes.length);
+  res.end(bytes);
+}

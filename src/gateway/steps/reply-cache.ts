@@ -1,0 +1,28 @@
+// Step: the reply cache of translated reads. A repeated call whose serialised legacy reply is still held
+// (its v1 data still fresh) is answered here without reshaping; otherwise the route is handed a way to
+// keep the reply it builds. Keyed by a hash of the API key, the method and the call: never shared across keys.
+import { contextOf } from '../edge/request-context.js';
+import { writeJsonBytes } from '../edge/write-json.js';
+import { replyKey, type ReplyCache } from '../state/reply-cache.js';
+import type { Step } from './step.js';
+
+export function replyCacheStep(cache: ReplyCache, onHit: () => void): Step {
+  return {
+    name: 'reply cache',
+    handle(req, res, next) {
+      const ctx = contextOf(req);
+      const { route, request } = ctx;
+      if (route.kind !== 'read' || !request.legacy) return next();
+      const key = replyKey(request.apiKey, route.label, { segments: request.legacy.segments, query: request.query });
+      const ready = cache.get(key);
+      if (!ready) {
+        ctx.keepReply = (bytes, freshUntil) => cache.set(key, bytes, freshUntil);
+        return next();
+      }
+      ctx.cacheHits++;
+      ctx.label = route.label;
+      onHit();
+      writeJsonBytes(res, 200, ready);
+    },
+  };
+}
