@@ -3,7 +3,12 @@
 // and a target that cannot charge a real card (the embedded sandbox or a loopback address), unless
 // --allow-production-writes is also given. Other skip reasons: paths outside the legacy API surface (a
 // browser HAR also holds pages, scripts and third-party calls) and replies the recording does not hold.
+// Which call is the payment is the gateway's own rule (shared/request-target.ts), applied to the method
+// and path as the replay sends them, so the replay guards exactly the calls the gateway would charge.
 // Pure: must never do I/O; when in doubt it skips (an unknown HTTP method counts as a write).
+import { isPaymentTarget } from '../shared/request-target.js';
+import { recordedPathAndQuery } from './request-builder.js';
+import type { RecordedExchange } from './recording.js';
 
 export const SKIP_REASONS = ['write', 'payment', 'not-api', 'no-recorded-reply'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
@@ -29,23 +34,41 @@ export interface SafetyPolicy {
 
 export type ReplayDecision = { replay: true } | { replay: false; reason: SkipReason };
 
-/** Path of a recorded URL (absolute or path-only), or undefined when it is not an http(s) URL. */
+/** Any origin: only the path of a URL parsed on it is read. */
+const PARSE_ORIGIN = 'http://replay.invalid';
+
+/**
+ * Path of a recorded URL (absolute or path-only) as the replay sends it: the recorded path on the target,
+ * parsed as the HTTP client parses it (dot segments resolved, unsafe characters percent-encoded, nothing
+ * decoded). Undefined when the URL is not an http(s) URL.
+ */
 export function recordedPath(url: string): string | undefined {
-  if (url.startsWith('/')) return url.split(/[?#]/, 1)[0];
+  if (!url.startsWith('/')) {
+    try {
+      const { protocol } = new URL(url);
+      if (protocol !== 'http:' && protocol !== 'https:') return undefined;
+    } catch {
+      return undefined;
+    }
+  }
   try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.pathname : undefined;
+    return new URL(PARSE_ORIGIN + recordedPathAndQuery(url)).pathname;
   } catch {
     return undefined;
   }
 }
 
-/** Express routes case-insensitively and ignores a trailing slash, so the check does too. */
+/**
+ * The gateway's payment call (`POST /api/payment`, exactly so spelled; the replay sends every method
+ * upper-cased). Another spelling (`/API/PAYMENT`) is not the payment to the gateway either: it stays a
+ * write, skipped without --include-writes.
+ */
 export function isPaymentCall(method: string, url: string): boolean {
   const p = recordedPath(url);
-  return method.toUpperCase() === 'POST' && p !== undefined && /^\/api\/payment\/?$/i.test(p);
+  return p !== undefined && isPaymentTarget(method.toUpperCase(), p);
 }
 
+/** GET, HEAD and OPTIONS read; every other method, known or not, is a write. */
 export function isWriteMethod(method: string): boolean {
   return !READ_METHODS.has(method.toUpperCase());
 }
@@ -70,6 +93,19 @@ export function decideReplay(
     return { replay: false, reason: 'no-recorded-reply' };
   }
   return { replay: true };
+}
+
+/** decideReplay for a call as the recording reader gives it. */
+export function decideExchange(exchange: RecordedExchange, policy: SafetyPolicy): ReplayDecision {
+  return decideReplay(
+    {
+      method: exchange.request.method,
+      url: exchange.request.url,
+      hasRecordedReply: exchange.response.body !== undefined,
+      recordedStatus: exchange.response.status,
+    },
+    policy,
+  );
 }
 
 /** localhost, *.localhost, 127.0.0.0/8, ::1 (bracketed or not). */

@@ -32,8 +32,29 @@ describe('decideReplay', () => {
     expect(decideReplay(pay, policy({ includeWrites: true }))).toEqual({ replay: false, reason: 'payment' });
     expect(decideReplay(pay, policy({ includeWrites: true, targetIsSandboxOrLoopback: true }))).toEqual({ replay: true });
     expect(decideReplay(pay, policy({ includeWrites: true, allowProductionWrites: true }))).toEqual({ replay: true });
-    expect(isPaymentCall('post', '/API/Payment/')).toBe(true);
+    // The gateway's rule: `/api/payment` spelled exactly so (a trailing slash allowed), the method as the
+    // replay sends it (upper-cased).
+    expect(isPaymentCall('post', '/api/payment/')).toBe(true);
+    expect(isPaymentCall('POST', '/API/Payment/')).toBe(false);
     expect(isPaymentCall('GET', '/api/payment')).toBe(false);
+  });
+
+  it('keeps another spelling of the payment path a write: skipped without --include-writes', () => {
+    for (const url of ['/API/PAYMENT', 'https://old.example.com/Api/Payment/', '/api/pay%6dent']) {
+      expect(decideReplay(call('POST', url), policy({ targetIsSandboxOrLoopback: true })), url).toEqual({ replay: false, reason: 'write' });
+      // Not the payment to the gateway either (it passes the call through): a write like any other.
+      expect(decideReplay(call('POST', url), policy({ includeWrites: true })), url).toEqual({ replay: true });
+    }
+    for (const m of ['post', 'Put', 'MKCOL', 'X-CUSTOM']) {
+      expect(decideReplay(call(m, '/api/clients/1'), policy()), m).toEqual({ replay: false, reason: 'write' });
+    }
+  });
+
+  it('reads the payment on the path as it is sent: dot segments resolved, as the HTTP client resolves them', () => {
+    for (const url of ['/api/./payment', '/api/clients/../payment', 'https://old.example.com/api/x/../payment?a=1']) {
+      expect(isPaymentCall('POST', url), url).toBe(true);
+      expect(decideReplay(call('POST', url), policy({ includeWrites: true })), url).toEqual({ replay: false, reason: 'payment' });
+    }
   });
 
   it('skips calls outside the legacy API unless --all-paths, and calls without a recorded reply', () => {
