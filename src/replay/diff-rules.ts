@@ -44,3 +44,16 @@ export function rulesForMethod(set: RuleSet, legacyMethod: string | undefined): 
     tolerance: chosen.filter((r) => r.kind === 'tolerance'),
   };
 }
+
+/** rulesForMethod, chosen once per legacy method for the whole run. */
+export function rulesByMethod(set: RuleSet): (legacyMethod: string) => DiffRules {
+  const chosen = new Map<string, DiffRules>();
+  return (legacyMethod) => {
+    let rules = chosen.get(legacyMethod);
+    if (!rules) {
+      rules = rulesForMethod(set, legacyMethod);
+      chosen.set(legacyMethod, rules);
+    }
+    return rules;
+  };
+}

@@ -2,6 +2,7 @@
 // else a plain line every 10% so CI logs stay readable. Written to stderr so stdout keeps only the summary.
 // It must never print a URL or any recorded value (it only sees counts), and never throws.
 // (A library such as cli-progress was not worth a dependency for one line; see the README section.)
+import type { Outcome } from './report-entry.js';
 
 export interface ProgressState {
   done: number;
@@ -10,6 +11,19 @@ export interface ProgressState {
   different: number;
   skipped: number;
   errors: number;
+}
+
+const OUTCOME_COUNT: Readonly<Record<Outcome, 'identical' | 'different' | 'skipped' | 'errors'>> = {
+  identical: 'identical',
+  different: 'different',
+  skipped: 'skipped',
+  error: 'errors',
+};
+
+/** Counts one more entry handed over. */
+export function countEntry(state: ProgressState, outcome: Outcome): void {
+  state.done++;
+  state[OUTCOME_COUNT[outcome]]++;
 }
 
 export interface ProgressDisplay {

@@ -11,18 +11,19 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
 import { budgetKey, formatBudgetWarning, planBudget, type BudgetPlan } from './budget.js';
-import { legacyMethodOf } from './legacy-method.js';
-import { createPacer } from './pace.js';
-import type { ProgressState } from './progress.js';
+import { rulesByMethod } from './diff-rules.js';
+import { errorEntry, replayedEntry, skippedEntry, type TargetReply } from './entry-outcome.js';
+import { FileOrderHandover } from './file-order-handover.js';
+import { createPacer, type Pacer } from './pace.js';
+import { countEntry, type ProgressState } from './progress.js';
 import { readRecording, type RecordingFormat } from './read-recording.js';
 import type { RecordedExchange } from './recording.js';
 import { secretsOfRequest, SecretScrubber } from '../shared/redact.js';
-import { diffReplies, parseBody } from './reply-diff.js';
 import { redactReportEntry, type ReportEntry } from './report-entry.js';
 import type { RuleUsage } from './report-json.js';
-import { buildReplayRequest } from './request-builder.js';
-import { rulesForMethod, type DiffRules, type RuleSet } from './rules.js';
-import { decideReplay, type SafetyPolicy } from './safety.js';
+import { buildReplayRequest, type ReplayRequest } from './request-builder.js';
+import type { RuleSet } from './rules.js';
+import { decideExchange, type SafetyPolicy } from './safety.js';
 import { SummaryBuilder, type ReplaySummary } from './summary.js';
 
 export interface ReplayRunOptions {
@@ -76,46 +77,31 @@ interface ScanResult {
  * Pass 1: validates the whole file (throws RecordingInputError), gathers secrets, counts calls.
  * Undefined when the signal stopped it before the end of the file.
  */
-async function scan(options: ReplayRunOptions, scrubber: SecretScrubber): Promise<ScanResult | undefined> {
+async function scanRecording(options: ReplayRunOptions, scrubber: SecretScrubber): Promise<ScanResult | undefined> {
   let total = 0;
   let toReplay = 0;
   const budgetCounts = new Map<string, number>();
   for await (const exchange of readRecording(options.file, options.format)) {
     if (options.signal?.aborted === true) return undefined;
     total++;
-    const req = exchange.request;
-    scrubber.add(
-      ...secretsOfRequest({
-        url: req.url,
-        headers: req.headers,
-        bodyText: req.body?.kind === 'text' ? req.body.text : undefined,
-        bodyJson: req.body?.kind === 'json' ? req.body.value : undefined,
-        bodyForm: req.body?.kind === 'form' ? req.body.fields : undefined,
-      }),
-    );
-    if (decision(exchange, options.safety).replay) {
+    scrubber.add(...secretsOfExchange(exchange));
+    if (decideExchange(exchange, options.safety).replay) {
       toReplay++;
-      const key = budgetKey(req.method, req.url);
+      const key = budgetKey(exchange.request.method, exchange.request.url);
       budgetCounts.set(key, (budgetCounts.get(key) ?? 0) + 1);
     }
   }
   return { total, toReplay, budgetCounts };
 }
 
-function decision(exchange: RecordedExchange, safety: SafetyPolicy): ReturnType<typeof decideReplay> {
-  return decideReplay(
-    {
-      method: exchange.request.method,
-      url: exchange.request.url,
-      hasRecordedReply: exchange.response.body !== undefined,
-      recordedStatus: exchange.response.status,
-    },
-    safety,
-  );
-}
-
-function hasRules(rules: DiffRules): boolean {
-  return rules.ignore.length + rules.unordered.length + rules.tolerance.length > 0;
+function secretsOfExchange({ request }: RecordedExchange): string[] {
+  return secretsOfRequest({
+    url: request.url,
+    headers: request.headers,
+    bodyText: request.body?.kind === 'text' ? request.body.text : undefined,
+    bodyJson: request.body?.kind === 'json' ? request.body.value : undefined,
+    bodyForm: request.body?.kind === 'form' ? request.body.fields : undefined,
+  });
 }
 
 function decodeReply(body: Buffer, contentEncoding: string | undefined): string {
@@ -138,190 +124,149 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = {}): Promise<ReplayRunResult> {
-  const scrubber = new SecretScrubber();
-  if (options.apiKey !== undefined) scrubber.add(options.apiKey);
-  const warn = (line: string): void => sinks.warning?.(scrubber.scrub(line));
+/** Sends one call, once (never retried), and reads the whole reply. */
+async function sendCall(call: ReplayRequest, agent: Agent, timeoutMs: number): Promise<TargetReply> {
+  const res = await request(call.url, {
+    method: call.method as 'GET',
+    headers: call.headers,
+    body: call.body ?? null,
+    dispatcher: agent,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+  const encoding = res.headers['content-encoding'];
+  const text = decodeReply(await readCapped(res.body), Array.isArray(encoding) ? encoding[0] : encoding);
+  return { status: res.statusCode, text };
+}
 
-  const ruleUsage = (hits: ReadonlyMap<number, number>): RuleUsage[] =>
-    options.rules.rules.map((r) => ({ rule: r.label, matchedEntries: hits.get(r.id) ?? 0 }));
+/** Replays recorded calls to the target and compares the replies, counting the rules each comparison used. */
+interface CallReplayer {
+  replay(exchange: RecordedExchange): Promise<ReportEntry>;
+  /** Entries each rule applied in, by rule id. */
+  readonly ruleHits: ReadonlyMap<number, number>;
+  close(): Promise<void>;
+}
 
-  const scanned = await scan(options, scrubber);
-  if (scanned === undefined) {
-    return { summary: new SummaryBuilder().result(), rules: ruleUsage(new Map()), budget: undefined, scrubber, interrupted: true, entriesInFile: undefined };
-  }
-  const budget = planBudget(scanned.budgetCounts, scanned.toReplay, options.hourlyBudget, options.ratePerSecond);
-  if (budget) for (const line of formatBudgetWarning(budget)) warn(line);
-  scanned.budgetCounts.clear();
-
-  const summary = new SummaryBuilder();
-  const ruleHits = new Map<number, number>();
-  const rulesByMethod = new Map<string, DiffRules>();
-  const rulesFor = (method: string): DiffRules => {
-    let rules = rulesByMethod.get(method);
-    if (!rules) {
-      rules = rulesForMethod(options.rules, method);
-      rulesByMethod.set(method, rules);
-    }
-    return rules;
-  };
-  const progress: ProgressState = { done: 0, total: scanned.total, identical: 0, different: 0, skipped: 0, errors: 0 };
-
+function createCallReplayer(options: ReplayRunOptions): CallReplayer {
   const agent = new Agent({
     connections: Math.max(1, options.concurrency),
     keepAliveTimeout: 10_000,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
-  const stopSignal = options.signal;
-  const stopped = (): boolean => stopSignal?.aborted === true;
-  const pacer = createPacer({
-    concurrency: options.concurrency,
-    ratePerSecond: options.ratePerSecond,
-    // With a slow --rate the wait for the next start can be long: an abort ends it at once.
-    ...(stopSignal ? { sleep: (ms: number) => sleepFor(ms, undefined, { signal: stopSignal }).catch(() => undefined) } : {}),
-  });
-
-  const replayOne = async (exchange: RecordedExchange): Promise<ReportEntry> => {
-    const legacyMethod = legacyMethodOf(exchange.request.url);
-    const base = { index: exchange.index, method: exchange.request.method, url: exchange.request.url, legacyMethod };
+  const rulesFor = rulesByMethod(options.rules);
+  const ruleHits = new Map<number, number>();
+  const replay = async (exchange: RecordedExchange): Promise<ReportEntry> => {
     const call = buildReplayRequest(exchange.request, { baseUrl: options.targetUrl, apiKey: options.apiKey });
-    let status: number;
-    let text: string;
+    let reply: TargetReply;
     try {
-      const res = await request(call.url, {
-        method: call.method as 'GET',
-        headers: call.headers,
-        body: call.body ?? null,
-        dispatcher: agent,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
-      status = res.statusCode;
-      const encoding = res.headers['content-encoding'];
-      text = decodeReply(await readCapped(res.body), Array.isArray(encoding) ? encoding[0] : encoding);
+      reply = await sendCall(call, agent, options.timeoutMs);
     } catch (err) {
       const e = err as Error & { code?: string };
-      return { ...base, outcome: 'error', diffs: [], error: `${e.code ? `${e.code}: ` : ''}${e.message}` };
+      return errorEntry(exchange, `${e.code ? `${e.code}: ` : ''}${e.message}`);
     }
-    const rules = rulesFor(legacyMethod);
-    const recorded = exchange.response.body ?? { kind: 'text' as const, text: '' };
-    const statusPair = { expected: exchange.response.status, actual: status };
-    // The same bytes are the same reply: no parse, no diff. Only without rules, whose use is counted.
-    if (recorded.kind === 'text' && recorded.text === text && status === exchange.response.status && !hasRules(rules)) {
-      return { ...base, outcome: 'identical', diffs: [], status: statusPair };
-    }
-    const result = diffReplies(
-      { status: exchange.response.status, body: recorded.kind === 'text' ? parseBody(recorded.text) : recorded },
-      { status, body: parseBody(text) },
-      { rules, checkOrder: options.checkOrder },
-    );
-    for (const id of result.matchedRuleIds) ruleHits.set(id, (ruleHits.get(id) ?? 0) + 1);
-    return {
-      ...base,
-      outcome: result.differences.length === 0 ? 'identical' : 'different',
-      diffs: result.differences,
-      status: statusPair,
-    };
+    const { entry, matchedRuleIds } = replayedEntry(exchange, reply, rulesFor, options.checkOrder);
+    for (const id of matchedRuleIds) ruleHits.set(id, (ruleHits.get(id) ?? 0) + 1);
+    return entry;
   };
+  return { replay, ruleHits, close: () => agent.close() };
+}
 
-  // Results wait here until every earlier entry is out, so sinks see file order. The window bounds it.
-  const window = Math.max(64, options.concurrency * 8);
-  const finished = new Map<number, ReportEntry>();
-  let nextToEmit = 0;
-  const inFlight = new Set<Promise<void>>();
-  // Level-triggered: a completion that happens while nobody waits is not lost.
-  let signalled = false;
-  let waiter: (() => void) | undefined;
-  const signal = (): void => {
-    signalled = true;
-    const w = waiter;
-    waiter = undefined;
-    w?.();
-  };
-  const nextCompletion = async (): Promise<void> => {
-    if (!signalled) await new Promise<void>((resolve) => (waiter = resolve));
-    signalled = false;
-  };
+/** The pacer of the calls; with a slow --rate the wait for the next start can be long: an abort ends it. */
+function createCallPacer(options: ReplayRunOptions): Pacer {
+  const stop = options.signal;
+  return createPacer({
+    concurrency: options.concurrency,
+    ratePerSecond: options.ratePerSecond,
+    ...(stop ? { sleep: (ms: number) => sleepFor(ms, undefined, { signal: stop }).catch(() => undefined) } : {}),
+  });
+}
 
-  const emitReady = async (): Promise<void> => {
-    for (let entry = finished.get(nextToEmit); entry !== undefined; entry = finished.get(nextToEmit)) {
-      finished.delete(nextToEmit);
-      nextToEmit++;
-      const safe = redactReportEntry(entry, scrubber);
-      summary.add(safe);
-      progress.done++;
-      if (safe.outcome === 'identical') progress.identical++;
-      else if (safe.outcome === 'different') progress.different++;
-      else if (safe.outcome === 'skipped') progress.skipped++;
-      else progress.errors++;
-      await sinks.entry?.(safe);
-      sinks.progress?.(progress);
-    }
-  };
+interface ReplayPassResult {
+  summary: ReplaySummary;
+  ruleHits: ReadonlyMap<number, number>;
+  interrupted: boolean;
+}
 
-  // Set only when the signal left entries unread: a signal after the last call was sent loses nothing.
-  let interrupted = false;
+/** Pass 2: replays what the policy allows, skips the rest, and hands every entry over, redacted, in file order. */
+async function replayRecording(
+  options: ReplayRunOptions,
+  sinks: ReplaySinks,
+  scrubber: SecretScrubber,
+  entriesInFile: number,
+): Promise<ReplayPassResult> {
+  const summary = new SummaryBuilder();
+  const progress: ProgressState = { done: 0, total: entriesInFile, identical: 0, different: 0, skipped: 0, errors: 0 };
+  const handover = new FileOrderHandover<ReportEntry>(async (entry) => {
+    const safe = redactReportEntry(entry, scrubber);
+    summary.add(safe);
+    countEntry(progress, safe.outcome);
+    await sinks.entry?.(safe);
+    sinks.progress?.(progress);
+  });
+  const replayer = createCallReplayer(options);
   try {
-    for await (const exchange of readRecording(options.file, options.format)) {
-      while (exchange.index - nextToEmit >= window) {
-        await nextCompletion();
-        await emitReady();
-      }
-      if (stopped()) {
-        interrupted = true;
-        break;
-      }
-      const verdict = decision(exchange, options.safety);
-      if (!verdict.replay) {
-        finished.set(exchange.index, {
-          index: exchange.index,
-          method: exchange.request.method,
-          url: exchange.request.url,
-          legacyMethod: legacyMethodOf(exchange.request.url),
-          outcome: 'skipped',
-          diffs: [],
-          reason: verdict.reason,
-        });
-      } else {
-        const release = await pacer.acquire();
-        // The wait for a free slot (or the rate) may have outlasted the signal: this call is not sent.
-        if (stopped()) {
-          release();
-          interrupted = true;
-          break;
-        }
-        const task: Promise<void> = replayOne(exchange)
-          .catch((err: unknown): ReportEntry => ({
-            index: exchange.index,
-            method: exchange.request.method,
-            url: exchange.request.url,
-            legacyMethod: legacyMethodOf(exchange.request.url),
-            outcome: 'error',
-            diffs: [],
-            error: (err as Error).message,
-          }))
-          .then((entry) => {
-            finished.set(exchange.index, entry);
-          })
-          .finally(() => {
-            release();
-            inFlight.delete(task);
-            signal();
-          });
-        inFlight.add(task);
-      }
-      await emitReady();
-    }
-    while (inFlight.size > 0) {
-      await nextCompletion();
-      await emitReady();
-    }
-    await emitReady();
+    const interrupted = await replayEntries(options, replayer, handover);
+    await handover.finish();
+    return { summary: summary.result(), ruleHits: replayer.ruleHits, interrupted };
   } finally {
-    await Promise.allSettled([...inFlight]);
-    await agent.close();
+    await handover.settle();
+    await replayer.close();
   }
+}
 
-  return { summary: summary.result(), rules: ruleUsage(ruleHits), budget, scrubber, interrupted, entriesInFile: scanned.total };
+/**
+ * Reads the recording again and starts each call the policy allows. True when the signal stopped it with
+ * entries left unread; a signal after the last call was sent loses nothing.
+ */
+async function replayEntries(options: ReplayRunOptions, replayer: CallReplayer, handover: FileOrderHandover<ReportEntry>): Promise<boolean> {
+  // Results wait in the handover until every earlier entry is out, so sinks see file order. The window bounds it.
+  const window = Math.max(64, options.concurrency * 8);
+  const pacer = createCallPacer(options);
+  const stopped = (): boolean => options.signal?.aborted === true;
+  for await (const exchange of readRecording(options.file, options.format)) {
+    await handover.makeRoom(exchange.index, window);
+    if (stopped()) return true;
+    const verdict = decideExchange(exchange, options.safety);
+    if (!verdict.replay) {
+      handover.ready(exchange.index, skippedEntry(exchange, verdict.reason));
+    } else {
+      const release = await pacer.acquire();
+      // The wait for a free slot (or the rate) may have outlasted the signal: this call is not sent.
+      if (stopped()) {
+        release();
+        return true;
+      }
+      const entry = replayer.replay(exchange).catch((err: unknown) => errorEntry(exchange, (err as Error).message));
+      handover.pending(exchange.index, entry, release);
+    }
+    await handover.flush();
+  }
+  return false;
+}
+
+function ruleUsage(rules: RuleSet, hits: ReadonlyMap<number, number>): RuleUsage[] {
+  return rules.rules.map((r) => ({ rule: r.label, matchedEntries: hits.get(r.id) ?? 0 }));
+}
+
+export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = {}): Promise<ReplayRunResult> {
+  const scrubber = new SecretScrubber();
+  if (options.apiKey !== undefined) scrubber.add(options.apiKey);
+  const scanned = await scanRecording(options, scrubber);
+  if (scanned === undefined) {
+    const summary = new SummaryBuilder().result();
+    return { summary, rules: ruleUsage(options.rules, new Map()), budget: undefined, scrubber, interrupted: true, entriesInFile: undefined };
+  }
+  const budget = planBudget(scanned.budgetCounts, scanned.toReplay, options.hourlyBudget, options.ratePerSecond);
+  if (budget) for (const line of formatBudgetWarning(budget)) sinks.warning?.(scrubber.scrub(line));
+  scanned.budgetCounts.clear();
+  const pass = await replayRecording(options, sinks, scrubber, scanned.total);
+  return {
+    summary: pass.summary,
+    rules: ruleUsage(options.rules, pass.ruleHits),
+    budget,
+    scrubber,
+    interrupted: pass.interrupted,
+    entriesInFile: scanned.total,
+  };
 }

@@ -1,0 +1,65 @@
+// Builds the report entry of one recorded call from what happened to it: skipped (and why), not
+// replayable (and the error), or replayed and compared with the recorded reply.
+// Pure: must never do I/O. The entries built here still hold recorded values: the runner redacts each one
+// before any sink sees it.
+import type { DiffRules } from './diff-rules.js';
+import { legacyMethodOf } from './legacy-method.js';
+import type { RecordedExchange } from './recording.js';
+import { diffReplies, parseBody } from './reply-diff.js';
+import type { ReportEntry } from './report-entry.js';
+import type { SkipReason } from './safety.js';
+
+/** What the target answered to a replayed call: its status and its body, decoded to text. */
+export interface TargetReply {
+  status: number;
+  text: string;
+}
+
+export interface ComparedEntry {
+  entry: ReportEntry;
+  /** Ids of the rules that applied in the comparison, for the report of rules that matched nothing. */
+  matchedRuleIds: readonly number[];
+}
+
+type EntryHead = Pick<ReportEntry, 'index' | 'method' | 'url' | 'legacyMethod'>;
+
+function entryHead(exchange: RecordedExchange): EntryHead {
+  const { method, url } = exchange.request;
+  return { index: exchange.index, method, url, legacyMethod: legacyMethodOf(url) };
+}
+
+export function skippedEntry(exchange: RecordedExchange, reason: SkipReason): ReportEntry {
+  return { ...entryHead(exchange), outcome: 'skipped', diffs: [], reason };
+}
+
+export function errorEntry(exchange: RecordedExchange, error: string): ReportEntry {
+  return { ...entryHead(exchange), outcome: 'error', diffs: [], error };
+}
+
+function hasRules(rules: DiffRules): boolean {
+  return rules.ignore.length + rules.unordered.length + rules.tolerance.length > 0;
+}
+
+/** The replayed call's entry: `identical` or `different`, with the differences of status and body. */
+export function replayedEntry(
+  exchange: RecordedExchange,
+  reply: TargetReply,
+  rulesFor: (legacyMethod: string) => DiffRules,
+  checkOrder: boolean,
+): ComparedEntry {
+  const head = entryHead(exchange);
+  const rules = rulesFor(head.legacyMethod);
+  const recorded = exchange.response.body ?? { kind: 'text' as const, text: '' };
+  const status = { expected: exchange.response.status, actual: reply.status };
+  // The same bytes are the same reply: no parse, no diff. Only without rules, whose use is counted.
+  if (recorded.kind === 'text' && recorded.text === reply.text && status.expected === status.actual && !hasRules(rules)) {
+    return { entry: { ...head, outcome: 'identical', diffs: [], status }, matchedRuleIds: [] };
+  }
+  const result = diffReplies(
+    { status: status.expected, body: recorded.kind === 'text' ? parseBody(recorded.text) : recorded },
+    { status: status.actual, body: parseBody(reply.text) },
+    { rules, checkOrder },
+  );
+  const outcome = result.differences.length === 0 ? 'identical' : 'different';
+  return { entry: { ...head, outcome, diffs: result.differences, status }, matchedRuleIds: result.matchedRuleIds };
+}
