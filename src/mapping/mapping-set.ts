@@ -2,6 +2,7 @@
 // with their views, then the method files, each resolved to the fields of the record view it names.
 // Pure: reading the files is the loader's job. A bad set is refused with the file, the path inside it
 // and the reason, so the gateway never starts with a half-understood mapping.
+import { fileIssues } from './file-issues.js';
 import { recordFileSchema, recordName, type FieldSpec, type RecordFile } from './record-schema.js';
 import { resolveRecordViews } from './record-views.js';
 import { methodFileSchema, type Mapping, type MethodFile } from './schema.js';
@@ -48,8 +49,8 @@ interface KnownRecord {
 /** Record name -> its views; `undefined` for a record whose file is itself invalid (already reported). */
 type RecordIndex = Map<string, KnownRecord | undefined>;
 
-function issuesOf(file: string, issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): MappingProblem[] {
-  return issues.map((issue) => ({ file, path: issue.path.map(String).join('.'), reason: issue.message }));
+function issuesOf(file: string, issues: Parameters<typeof fileIssues>[0]): MappingProblem[] {
+  return fileIssues(issues).map((issue) => ({ file, ...issue }));
 }
 
 function indexRecords(sources: readonly RecordSource[], problems: MappingProblem[]): RecordIndex {
@@ -89,7 +90,8 @@ function resolveRecord(method: MethodFile, file: string, records: RecordIndex, p
   const record = records.get(method.record);
   if (!record) return undefined;
   const fields = record.views.get(method.view);
-  if (fields) return { name: method.record, view: method.view, nulls: record.nulls, fields: [...fields] };
+  // Each method gets its own copy: methods sharing a record never share a spec object.
+  if (fields) return { name: method.record, view: method.view, nulls: record.nulls, fields: structuredClone([...fields]) };
   if (!record.declared.includes(method.view)) {
     const reason = `record "${method.record}" has no view "${method.view}" (its views: ${record.declared.join(', ')})`;
     problems.push({ file, path: 'view', reason });

@@ -60,7 +60,14 @@ export type FieldOverride = z.infer<typeof fieldOverride>;
  * One view: `all` (every field, in record order) or a list whose entries are a field name (`email`), a range
  * of the record's order (`id .. text_phone`), or a field with overrides (`{ name: email, guess: "..." }`).
  */
-const viewSpec = z.union([z.literal('all'), z.array(z.union([z.string().min(1), fieldOverride])).min(1)]);
+const viewEntry = z.union([z.string().min(1), fieldOverride], {
+  error: 'a view entry is a field name, a range `first .. last`, or `{ name, ... }` with overrides',
+});
+// A word is checked as a word and a list as a list, so a bad entry is reported at its own path.
+const everyField = z.string().pipe(z.literal('all', { error: 'a view written as one word must be `all`' }));
+const viewSpec = z.union([everyField, z.array(viewEntry).min(1)], {
+  error: 'a view is `all` or a list of field names, ranges `first .. last` and `{ name, ... }` overrides',
+});
 export type ViewSpec = z.infer<typeof viewSpec>;
 export type ViewEntry = Exclude<ViewSpec, 'all'>[number];
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SHIPPED_MAPPINGS_DIR } from '../../../src/gateway/config.js';
 import { loadMappingDirectorySync, loadMappingFiles } from '../../../src/gateway/loaders/mapping-files.js';
-import { MappingSetError } from '../../../src/mapping/mapping-set.js';
+import { MappingSetError, validateMappingSet } from '../../../src/mapping/mapping-set.js';
 
 const BAD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/bad-mappings');
 
@@ -33,6 +33,8 @@ const thing = `fields:
 views:
   detail: all
 `;
+
+const parseGood = () => ({ method: 'things', description: 'test', kind: 'detail', source: { resource: 'things' } });
 
 const problemsOf = async (dir: string): Promise<MappingSetError['problems']> => {
   const err = await loadMappingFiles(dir).catch((e: unknown) => e);
@@ -118,6 +120,23 @@ describe('the mapping set', () => {
       { file: 'records/staff.yaml', path: 'views.team.5', reason: 'unknown field "headshot_url"' },
     ]);
     expect((err as Error).message).toBe('invalid mappings:\n  records/staff.yaml: views.team.5: unknown field "headshot_url"');
+  });
+
+  it('reports a bad view entry at its own path, not as a shape that matched nothing', () => {
+    const problems = (views: unknown) => {
+      const record = { file: 'records/r.yaml', name: 'r', data: { fields: [{ name: 'id' }], views } };
+      try {
+        validateMappingSet({ records: [record], methods: [{ file: 'm.yaml', data: { ...parseGood(), record: 'r', view: 'v' } }] });
+      } catch (err) {
+        return (err as MappingSetError).problems;
+      }
+      return [];
+    };
+    expect(problems({ v: ['id', { name: 'id', format: 'cents' }] })).toEqual([
+      { file: 'records/r.yaml', path: 'views.v.1.format', reason: expect.stringContaining('"money"') },
+    ]);
+    expect(problems({ v: 'every' })).toEqual([{ file: 'records/r.yaml', path: 'views.v', reason: 'a view written as one word must be `all`' }]);
+    expect(problems({ v: ['id', 5] })).toEqual([{ file: 'records/r.yaml', path: 'views.v.1', reason: expect.stringContaining('a view entry is a field name') }]);
   });
 
   it('refuses the serve fixture for its paging maximum alone', async () => {

@@ -79,8 +79,8 @@ describe('list mappings', () => {
   });
 });
 
-const team = m({
-  method: 'team',
+const sorted = m({
+  method: 'sorted',
   description: 'test',
   kind: 'sorted-list',
   source: { resource: 'staff', pageSize: 2, maxPages: 5 },
@@ -105,7 +105,7 @@ describe('sorted-list mappings', () => {
 
   it('reads every v1 page, sorts by priority then first name, then cuts start/limit', async () => {
     const { calls, deps } = fakeV1(pages);
-    const body = await runMapping(team, { segments: ['1', '3'], query: [] }, deps);
+    const body = await runMapping(sorted, { segments: ['1', '3'], query: [] }, deps);
     expect(calls.map((c) => c.query)).toEqual([
       { offset: '0', limit: '2' },
       { offset: '2', limit: '2' },
@@ -124,7 +124,7 @@ describe('sorted-list mappings', () => {
 
   it('gives up with a 502 on an upstream that never stops saying has_more', async () => {
     const { deps } = fakeV1(() => list([{ id: 1 }], 1, true));
-    await expect(runMapping(team, { segments: [], query: [] }, deps)).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY' });
+    await expect(runMapping(sorted, { segments: [], query: [] }, deps)).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY' });
   });
 });
 
