@@ -100,7 +100,7 @@ function resolveRecord(method: MethodFile, file: string, records: RecordIndex, p
 }
 
 /** The method file with its record resolved; the rest of the file is kept as it is. */
-function resolved(method: MethodFile, record: Mapping['record']): Mapping {
+function withRecord(method: MethodFile, record: Mapping['record']): Mapping {
   const { record: _name, view: _view, ...rest } = method;
   return { ...rest, record };
 }
@@ -124,7 +124,7 @@ export function validateMappingSet(sources: MappingSources): MappingSet {
     }
     fileOf.set(method.method, source.file);
     const record = resolveRecord(method, source.file, records, problems);
-    if (record) byMethod.set(method.method, resolved(method, record));
+    if (record) byMethod.set(method.method, withRecord(method, record));
   }
   if (sources.methods.length === 0) problems.push({ file: '(mappings directory)', path: '', reason: 'no mapping files found' });
   if (problems.length > 0) throw new MappingSetError(problems);
