@@ -97,90 +97,122 @@ async function* readJsonl(filePath: string): AsyncGenerator<RecordedExchange> {
   if (index === 0) throw new RecordingInputError(`${filePath}: the recording holds no entries`);
 }
 
-async function* readHar(filePath: string): AsyncGenerator<RecordedExchange> {
-  const parser = new JSONParser({ paths: ['$.log.entries.*', '$.log.version'], keepStack: false });
-  const ready: RecordedExchange[] = [];
-  let failure: Error | undefined;
-  let sawVersion = false;
-  let index = 0;
-  parser.onValue = ({ value, key }) => {
-    if (failure) return;
-    if (typeof key !== 'number') {
-      sawVersion = true;
-      return;
-    }
-    try {
-      ready.push(fromHarEntry(value, index++));
-    } catch (err) {
-      failure = err as Error;
-    }
-  };
-  parser.onError = (err) => {
-    failure ??= err;
-  };
-  parser.onEnd = () => undefined;
+/** Where a byte of the file is, as `line L, column C`, for syntax error messages. */
+class LineCounter {
+  private linesBefore = 0;
+  /** Byte offset of the start of the current line, in the whole file. */
+  private lineStart = 0;
+  /** Bytes of the chunks already counted. */
+  private offset = 0;
 
-  const input = createReadStream(filePath, { highWaterMark: 256 * 1024 });
-  // Line accounting for syntax error messages: newlines in the chunks already parsed.
-  let linesBefore = 0;
-  let lastLineStart = 0; // absolute byte offset where the current line starts
-  let offset = 0;
-  let first = true;
-  const where = (chunk: Buffer, chunkPos: number): string => {
-    let line = linesBefore;
-    let lineStart = lastLineStart;
-    for (let i = 0; i < chunkPos && i < chunk.length; i++) {
+  /** The place of byte `position` of `chunk`, the chunk after those already counted. */
+  where(chunk: Buffer, position: number): string {
+    let line = this.linesBefore;
+    let lineStart = this.lineStart;
+    for (let i = 0; i < position && i < chunk.length; i++) {
       if (chunk[i] === 0x0a) {
         line++;
-        lineStart = offset + i + 1;
+        lineStart = this.offset + i + 1;
       }
     }
-    return `line ${line + 1}, column ${offset + chunkPos - lineStart + 1}`;
-  };
-  const fail = (chunk: Buffer | undefined): never => {
-    const err = failure as Error;
-    if (err instanceof RecordingEntryError) throw new RecordingInputError(`${filePath}: ${err.message}`);
-    const m = /chunk position "(\d+)"/.exec(err.message);
-    const at = m && chunk ? `${where(chunk, Number(m[1]))}: ` : '';
-    const reason = err.message.replace(/ at chunk position "\d+" \(absolute position "\d+"\)/, '');
-    throw new RecordingInputError(`${filePath}: ${at}not valid JSON (after ${index} entries): ${reason}`);
-  };
-  try {
-    for await (const data of input) {
-      let chunk = data as Buffer;
-      if (first) {
-        first = false;
-        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+    return `line ${line + 1}, column ${this.offset + position - lineStart + 1}`;
+  }
+
+  /** Counts a chunk that parsed without error. */
+  count(chunk: Buffer): void {
+    for (let i = 0; i < chunk.length; i++) {
+      if (chunk[i] === 0x0a) {
+        this.linesBefore++;
+        this.lineStart = this.offset + i + 1;
+      }
+    }
+    this.offset += chunk.length;
+  }
+}
+
+/** The streaming parser of a HAR file: each `log.entries[i]` becomes a RecordedExchange as it completes. */
+class HarEntryParser {
+  /** Exchanges completed by the chunks written so far, not yet taken. */
+  readonly ready: RecordedExchange[] = [];
+  failure: Error | undefined;
+  sawVersion = false;
+  entries = 0;
+  private readonly parser = new JSONParser({ paths: ['$.log.entries.*', '$.log.version'], keepStack: false });
+
+  constructor() {
+    this.parser.onValue = ({ value, key }) => {
+      if (this.failure) return;
+      if (typeof key !== 'number') {
+        this.sawVersion = true;
+        return;
       }
       try {
-        parser.write(chunk);
+        this.ready.push(fromHarEntry(value, this.entries++));
       } catch (err) {
-        failure ??= err as Error;
+        this.failure = err as Error;
       }
-      if (failure) fail(chunk);
-      for (let i = 0; i < chunk.length; i++) {
-        if (chunk[i] === 0x0a) {
-          linesBefore++;
-          lastLineStart = offset + i + 1;
-        }
-      }
-      offset += chunk.length;
+    };
+    this.parser.onError = (err) => {
+      this.failure ??= err;
+    };
+    this.parser.onEnd = () => undefined;
+  }
+
+  get ended(): boolean {
+    return this.parser.isEnded;
+  }
+
+  write(chunk: Buffer): void {
+    try {
+      this.parser.write(chunk);
+    } catch (err) {
+      this.failure ??= err as Error;
+    }
+  }
+}
+
+/** The error of a HAR file that failed in `chunk`: a bad entry, or a syntax error at its line and column. */
+function harInputError(filePath: string, har: HarEntryParser, chunk: Buffer, lines: LineCounter): RecordingInputError {
+  const err = har.failure as Error;
+  if (err instanceof RecordingEntryError) return new RecordingInputError(`${filePath}: ${err.message}`);
+  const m = /chunk position "(\d+)"/.exec(err.message);
+  const at = m ? `${lines.where(chunk, Number(m[1]))}: ` : '';
+  const reason = err.message.replace(/ at chunk position "\d+" \(absolute position "\d+"\)/, '');
+  return new RecordingInputError(`${filePath}: ${at}not valid JSON (after ${har.entries} entries): ${reason}`);
+}
+
+function withoutByteOrderMark(chunk: Buffer): Buffer {
+  return chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? chunk.subarray(3) : chunk;
+}
+
+async function* readHar(filePath: string): AsyncGenerator<RecordedExchange> {
+  const har = new HarEntryParser();
+  const lines = new LineCounter();
+  const input = createReadStream(filePath, { highWaterMark: 256 * 1024 });
+  let first = true;
+  try {
+    for await (const data of input) {
+      const chunk = first ? withoutByteOrderMark(data as Buffer) : (data as Buffer);
+      first = false;
+      har.write(chunk);
+      if (har.failure) throw harInputError(filePath, har, chunk, lines);
+      lines.count(chunk);
       // Hand over what this chunk completed before reading the next one: that is the backpressure.
-      while (ready.length > 0) yield ready.shift() as RecordedExchange;
+      while (har.ready.length > 0) yield har.ready.shift() as RecordedExchange;
     }
-    if (!parser.isEnded) {
-      throw new RecordingInputError(`${filePath}: not valid JSON: the file ends early (after ${index} entries)`);
+    if (!har.ended) {
+      throw new RecordingInputError(`${filePath}: not valid JSON: the file ends early (after ${har.entries} entries)`);
     }
-    while (ready.length > 0) yield ready.shift() as RecordedExchange;
+    while (har.ready.length > 0) yield har.ready.shift() as RecordedExchange;
   } catch (err) {
     if (err instanceof RecordingInputError) throw err;
     throw new RecordingInputError(`${filePath}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   } finally {
     input.destroy();
   }
-  if (index === 0) {
+  if (har.entries === 0) {
     throw new RecordingInputError(
-      sawVersion
+      har.sawVersion
         ? `${filePath}: log.entries: the HAR file holds no entries`
         : `${filePath}: not a HAR file: no log.entries found (expected {"log":{"version":"1.2","entries":[...]}})`,
     );
