@@ -1,6 +1,6 @@
 // `legacy-gateway replay <file> [options]` as the command line sees it: the options, their help and the
-// exit code 2 for a malformed command line. The work (src/replay/command.ts) is loaded only when the
-// command runs, so `serve` never loads the replay engine.
+// exit code 2 for a malformed command line. The work (src/replay/run-command.ts) is loaded only when the
+// command runs, so `serve` never loads the replay engine, its reports or the sandbox it may start.
 import { Command, Option } from 'commander';
 import { DEFAULT_HOURLY_BUDGET } from '../replay/budget.js';
 

@@ -1,7 +1,7 @@
-// The work of `legacy-gateway replay` (its command line is src/replay/command-line.ts): option
-// validation (zod), the in-process gateway when no --target is given, and the wiring of reports, progress
-// and exit code, and SIGINT/SIGTERM during a run (the first stops it and reports what was done, a second
-// quits at once).
+// The work of `legacy-gateway replay` (its command line is src/commands/replay.ts): the target (a running
+// gateway, or the gateway in-process over --upstream or an embedded sandbox started for the run), the
+// wiring of reports, progress and exit code, and SIGINT/SIGTERM during a run (the first stops it and
+// reports what was done, a second quits at once).
 // Exit codes: 0 when at most --max-differences entries differ, 1 when more, 2 on a usage or input error
 // (or a report that cannot be written), 130 when a signal stopped the run before every entry was replayed.
 // It returns the exit code and must never call process.exit, except on a second signal, when the
@@ -10,9 +10,8 @@
 // redaction. It must never leave a partial report file behind, whatever ends the run.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
-import { DEFAULT_HOURLY_BUDGET } from './budget.js';
-import { createProgress } from './progress.js';
+import { parseReplayOptions, ReplayUsageError, type ReplayCommandOptions } from './command-options.js';
+import { createProgress, type ProgressDisplay } from './progress.js';
 import { detectFormat, RecordingInputError, type RecordingFormat } from './read-recording.js';
 import { redactUrl, SecretScrubber } from '../shared/redact.js';
 import {
@@ -23,89 +22,12 @@ import {
   writeHtmlReport,
   type JsonReportWriter,
 } from './report-files.js';
-import type { ReportMeta } from './report-json.js';
 import { EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from './rules.js';
-import { runReplay, type ReplayRunResult } from './runner.js';
+import { runReplay, type ReplayRunOptions, type ReplayRunResult, type ReplaySinks } from './runner.js';
 import { isLoopbackUrl } from './safety.js';
-import { renderSummaryTable } from './summary.js';
+import { INTERRUPTED_EXIT_CODE, verdictOf } from './verdict.js';
 
-/** A malformed command line or option value: exit code 2. */
-export class ReplayUsageError extends Error {
-  override name = 'ReplayUsageError';
-}
-
-const httpUrl = z
-  .string()
-  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http:// or https:// URL');
-
-const wholeNumber = (min: number, max: number): z.ZodType<number, string> =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
-const optionsSchema = z
-  .object({
-    target: httpUrl.optional(),
-    upstream: httpUrl.optional(),
-    apiKey: z.string().min(1, 'must not be empty').optional(),
-    json: z.string().min(1).optional(),
-    html: z.string().min(1).optional(),
-    maxDifferences: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
-    checkOrder: z.boolean().default(true),
-    rules: z.string().min(1).optional(),
-    concurrency: wholeNumber(1, 256).default(8),
-    rate: z
-      .string()
-      .regex(/^\d+(\.\d+)?(\/s)?$/, 'must be calls per second, e.g. 10/s or 0.5/s')
-      .transform((v) => Number(v.replace(/\/s$/, '')))
-      .pipe(z.number().positive('must be above 0'))
-      .optional(),
-    budget: wholeNumber(1, Number.MAX_SAFE_INTEGER).default(DEFAULT_HOURLY_BUDGET),
-    timeout: wholeNumber(1, 3_600_000).default(30_000),
-    format: z.enum(['har', 'jsonl']).optional(),
-    includeWrites: z.boolean().default(false),
-    allowProductionWrites: z.boolean().default(false),
-    allPaths: z.boolean().default(false),
-  })
-  .refine((o) => !(o.target && o.upstream), {
-    message: '--upstream configures the in-process gateway; it cannot be combined with --target',
-    path: ['upstream'],
-  })
-  .refine((o) => !o.allowProductionWrites || o.includeWrites, {
-    message: '--allow-production-writes only applies together with --include-writes',
-    path: ['allowProductionWrites'],
-  });
-
-export type ReplayCommandOptions = z.infer<typeof optionsSchema>;
-
-const OPTION_FLAGS: Readonly<Record<string, string>> = {
-  target: '--target',
-  upstream: '--upstream',
-  apiKey: '--api-key',
-  json: '--json',
-  html: '--html',
-  maxDifferences: '--max-differences',
-  rules: '--rules',
-  concurrency: '--concurrency',
-  rate: '--rate',
-  budget: '--budget',
-  timeout: '--timeout',
-  format: '--format',
-  allowProductionWrites: '--allow-production-writes',
-};
-
-/** Validates commander's raw option values; throws ReplayUsageError naming each bad option. */
-export function parseReplayOptions(raw: Record<string, unknown>): ReplayCommandOptions {
-  const parsed = optionsSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((i) => {
-    const key = String(i.path[0] ?? '');
-    return `${OPTION_FLAGS[key] ?? key}: ${i.message}`;
-  });
-  throw new ReplayUsageError(lines.join('\n'));
-}
+export { INTERRUPTED_EXIT_CODE } from './verdict.js';
 
 export type InterruptSignal = 'SIGINT' | 'SIGTERM';
 const INTERRUPT_SIGNALS: readonly InterruptSignal[] = ['SIGINT', 'SIGTERM'];
@@ -115,9 +37,6 @@ export interface SignalSource {
   on(signal: InterruptSignal, listener: () => void): unknown;
   off(signal: InterruptSignal, listener: () => void): unknown;
 }
-
-/** An interrupted run's exit code: 128 + SIGINT's number, what shells report for Ctrl-C. */
-export const INTERRUPTED_EXIT_CODE = 130;
 
 export interface CommandIo {
   stdout: { write(text: string): unknown };
@@ -189,7 +108,8 @@ function listenForInterrupts(io: CommandIo, partialFiles: readonly string[]): In
   };
 }
 
-interface Target {
+/** Where the calls go. */
+interface ReplayTarget {
   url: string;
   /** What the report calls it. */
   label: string;
@@ -199,44 +119,234 @@ interface Target {
   close(): Promise<void>;
 }
 
-async function startInProcessGateway(
-  upstream: string | undefined,
-  apiKey: string | undefined,
-  env: NodeJS.ProcessEnv,
-): Promise<Target> {
-  const [{ startGateway }, { loadConfig }, { SANDBOX_KEYS }, { createLogger }, { pino }] = await Promise.all([
-    import('../gateway/start.js'),
-    import('../gateway/config.js'),
-    import('../sandbox/index.js'),
-    import('../gateway/logging.js'),
-    import('pino'),
-  ]);
-  const key = apiKey ?? (upstream === undefined ? SANDBOX_KEYS.primary : undefined);
-  // The operator's settings apply (mappings, time zone, cache), except where the replay decides: its
-  // own upstream, a loopback ephemeral port, no recording of the replay itself, no metrics port.
-  const gatewayEnv: NodeJS.ProcessEnv = {
-    ...env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: env.LOG_LEVEL ?? 'fatal',
+/** A gateway that is already running (--target): nothing to start or stop. */
+function runningGatewayTarget(url: string): ReplayTarget {
+  return {
+    url,
+    label: redactUrl(url),
+    sandboxOrLoopback: isLoopbackUrl(url),
+    defaultKey: undefined,
+    close: async () => undefined,
   };
-  delete gatewayEnv.UPSTREAM_URL;
+}
+
+/** The v1 API behind the in-process gateway. */
+interface GatewayUpstream {
+  url: string;
+  /** What the report calls the target. */
+  label: string;
+  /** The embedded sandbox or a loopback address: a payment may be replayed there (safety.ts). */
+  sandboxOrLoopback: boolean;
+  /** Key used when none is given (the sandbox's demo key). */
+  defaultKey: string | undefined;
+  close(): Promise<void>;
+}
+
+/** --upstream, or an embedded sandbox started for this run (with its demo key). */
+async function startUpstream(upstream: string | undefined): Promise<GatewayUpstream> {
+  if (upstream !== undefined) {
+    return {
+      url: upstream,
+      label: `in-process gateway -> ${redactUrl(upstream)}`,
+      sandboxOrLoopback: isLoopbackUrl(upstream),
+      defaultKey: undefined,
+      close: async () => undefined,
+    };
+  }
+  // Loaded only when used: the sandbox's demo data stays out of runs against a real upstream.
+  const { SANDBOX_KEYS, startSandbox } = await import('../sandbox/index.js');
+  const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
+  return {
+    url: sandbox.url,
+    label: 'in-process gateway + embedded sandbox',
+    sandboxOrLoopback: true,
+    defaultKey: SANDBOX_KEYS.primary,
+    close: () => sandbox.close(),
+  };
+}
+
+/**
+ * The operator's settings apply (mappings, time zone, cache), except where the replay decides: its own
+ * upstream and key, a loopback ephemeral port, no recording of the replay itself, no metrics port.
+ */
+function inProcessGatewayEnv(env: NodeJS.ProcessEnv, upstreamUrl: string, apiKey: string | undefined): NodeJS.ProcessEnv {
+  const gatewayEnv: NodeJS.ProcessEnv = { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'fatal' };
   delete gatewayEnv.RECORD_FILE;
   delete gatewayEnv.METRICS_PORT;
   delete gatewayEnv.UPSTREAM_API_KEY;
-  if (upstream !== undefined) gatewayEnv.UPSTREAM_URL = upstream;
-  if (key !== undefined) gatewayEnv.UPSTREAM_API_KEY = key;
-  const config = loadConfig(gatewayEnv);
-  // Gateway log lines go to stderr: stdout carries the replay's summary only.
-  const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
-  const gateway = await startGateway({ config, logger });
+  gatewayEnv.UPSTREAM_URL = upstreamUrl;
+  if (apiKey !== undefined) gatewayEnv.UPSTREAM_API_KEY = apiKey;
+  return gatewayEnv;
+}
+
+/** The gateway, in this process, on a loopback port, in front of the upstream (closed after the gateway). */
+async function startInProcessGateway(options: ReplayCommandOptions, env: NodeJS.ProcessEnv): Promise<ReplayTarget> {
+  const [{ startGateway }, { loadConfig }, { createLogger }, { pino }] = await Promise.all([
+    import('../gateway/start.js'),
+    import('../gateway/config.js'),
+    import('../gateway/logging.js'),
+    import('pino'),
+  ]);
+  const upstream = await startUpstream(options.upstream);
+  try {
+    const config = loadConfig(inProcessGatewayEnv(env, upstream.url, options.apiKey ?? upstream.defaultKey));
+    // Gateway log lines go to stderr: stdout carries the replay's summary only.
+    const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
+    const gateway = await startGateway({ config, logger });
+    const close = async (): Promise<void> => {
+      try {
+        await gateway.close();
+      } finally {
+        await upstream.close();
+      }
+    };
+    const { label, sandboxOrLoopback, defaultKey } = upstream;
+    return { url: gateway.url, label, sandboxOrLoopback, defaultKey, close };
+  } catch (err) {
+    await upstream.close();
+    throw err;
+  }
+}
+
+/** What the command needs before it starts anything: its options, rules and the recording's format. */
+interface CommandInputs {
+  options: ReplayCommandOptions;
+  rules: RuleSet;
+  format: RecordingFormat;
+}
+
+/** Throws ReplayUsageError, RulesFileError or RecordingInputError (exit code 2). */
+async function readCommandInputs(file: string, raw: Record<string, unknown>): Promise<CommandInputs> {
+  const options = parseReplayOptions(raw);
+  let rules: RuleSet = EMPTY_RULE_SET;
+  if (options.rules !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(options.rules, 'utf8');
+    } catch (err) {
+      throw new ReplayUsageError(`${options.rules}: cannot read the rules file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    rules = parseRules(text, options.rules);
+  }
+  const format = options.format ?? (await detectFormat(file));
+  return { options, rules, format };
+}
+
+/** One run of the command, once its inputs are read and its target is up. */
+interface CommandRun extends CommandInputs {
+  file: string;
+  target: ReplayTarget;
+  apiKey: string | undefined;
+  io: CommandIo;
+  interrupts: Interrupts;
+  progress: ProgressDisplay;
+  /** Writes the message (scrubbed) and returns exit code 2. */
+  fail(message: string): number;
+}
+
+/** Where the entries go: the JSON report (streamed to disk) and the HTML report's selection. */
+interface ReportSinks {
+  json: JsonReportWriter | undefined;
+  html: HtmlEntrySelection | undefined;
+}
+
+function announce(run: CommandRun): void {
+  run.io.stderr.write(
+    `replay: ${path.basename(run.file)} (${run.format.toUpperCase()}) against ${run.target.label}` +
+      `${run.options.includeWrites ? ', writes included' : ''}\n`,
+  );
+  if (run.apiKey === undefined) {
+    run.io.stderr.write(
+      'warning: no --api-key (or UPSTREAM_API_KEY): recorded keys are removed and no key is sent; the gateway uses its own UPSTREAM_API_KEY\n',
+    );
+  }
+}
+
+function runnerOptions(run: CommandRun): ReplayRunOptions {
+  const { options } = run;
   return {
-    url: gateway.url,
-    label: upstream === undefined ? 'in-process gateway + embedded sandbox' : `in-process gateway -> ${redactUrl(upstream)}`,
-    sandboxOrLoopback: upstream === undefined || isLoopbackUrl(upstream),
-    defaultKey: key,
-    close: () => gateway.close(),
+    file: run.file,
+    format: run.format,
+    targetUrl: run.target.url,
+    apiKey: run.apiKey,
+    safety: {
+      includeWrites: options.includeWrites,
+      allowProductionWrites: options.allowProductionWrites,
+      targetIsSandboxOrLoopback: run.target.sandboxOrLoopback,
+      allPaths: options.allPaths,
+    },
+    rules: run.rules,
+    checkOrder: options.checkOrder,
+    concurrency: options.concurrency,
+    ratePerSecond: options.rate,
+    timeoutMs: options.timeout,
+    hourlyBudget: options.budget,
+    signal: run.interrupts.signal,
   };
+}
+
+function runnerSinks(run: CommandRun, reports: ReportSinks): ReplaySinks {
+  return {
+    warning: (line) => run.io.stderr.write(`${line}\n`),
+    progress: (state) => run.progress.update(state),
+    entry: async (entry) => {
+      reports.html?.add(entry);
+      await reports.json?.add(entry);
+    },
+  };
+}
+
+/** Replays the recording into the reports; the result, or the exit code when the run ended without one. */
+async function replayIntoReports(run: CommandRun, reports: ReportSinks): Promise<ReplayRunResult | number> {
+  try {
+    announce(run);
+    if (run.options.json !== undefined) reports.json = await createJsonReportWriter(run.options.json);
+    return await runReplay(runnerOptions(run), runnerSinks(run, reports));
+  } catch (err) {
+    await reports.json?.abort();
+    if (run.interrupts.quit) return INTERRUPTED_EXIT_CODE;
+    if (err instanceof RecordingInputError) return run.fail(err.message);
+    return run.fail(`replay failed: ${(err as Error).message}`);
+  } finally {
+    await run.target.close();
+  }
+}
+
+/** Writes the JSON and HTML reports; undefined when written, else the exit code. */
+async function writeReports(run: CommandRun, reports: ReportSinks, result: ReplayRunResult): Promise<number | undefined> {
+  const { summary, interrupted, entriesInFile } = result;
+  const meta = { file: run.file, target: run.target.label, rules: result.rules, interrupted, entriesInFile };
+  try {
+    if (reports.json !== undefined) await reports.json.finish(summary, meta);
+    if (reports.html !== undefined && run.options.html !== undefined) await writeHtmlReport(run.options.html, summary, meta, reports.html);
+  } catch (err) {
+    await reports.json?.abort();
+    if (run.interrupts.quit) return INTERRUPTED_EXIT_CODE;
+    return run.fail(result.scrubber.scrub(`cannot write the reports: ${(err as Error).message}`));
+  }
+  return undefined;
+}
+
+/** The replay, its reports and what is printed at the end; returns the exit code. */
+async function replayAndReport(run: CommandRun): Promise<number> {
+  const reports: ReportSinks = { json: undefined, html: run.options.html !== undefined ? new HtmlEntrySelection() : undefined };
+  const result = await replayIntoReports(run, reports);
+  if (typeof result === 'number') return result;
+  run.interrupts.replayOver();
+  if (run.interrupts.quit) {
+    await reports.json?.abort();
+    return INTERRUPTED_EXIT_CODE;
+  }
+  const { summary, scrubber, interrupted, entriesInFile } = result;
+  run.progress.finish({ ...summary, done: summary.total, total: interrupted ? (entriesInFile ?? summary.total) : summary.total });
+  const notWritten = await writeReports(run, reports, result);
+  if (notWritten !== undefined) return notWritten;
+  if (run.interrupts.quit) return INTERRUPTED_EXIT_CODE;
+  const verdict = verdictOf(result, run.options.maxDifferences, { json: run.options.json, html: run.options.html });
+  run.io.stdout.write(scrubber.scrub(verdict.table));
+  if (verdict.warnings !== '') run.io.stderr.write(scrubber.scrub(verdict.warnings));
+  run.io.stdout.write(verdict.closing);
+  return verdict.exitCode;
 }
 
 /** Runs the command; returns the exit code. Never throws for a usage or input error (those are 2). */
@@ -251,142 +361,25 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
     return 2;
   };
 
-  let options: ReplayCommandOptions;
-  let rules: RuleSet = EMPTY_RULE_SET;
-  let format: RecordingFormat;
+  let inputs: CommandInputs;
   try {
-    options = parseReplayOptions(raw);
-    if (options.rules !== undefined) {
-      let text: string;
-      try {
-        text = await readFile(options.rules, 'utf8');
-      } catch (err) {
-        throw new ReplayUsageError(`${options.rules}: cannot read the rules file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
-      rules = parseRules(text, options.rules);
-    }
-    format = options.format ?? (await detectFormat(file));
+    inputs = await readCommandInputs(file, raw);
   } catch (err) {
-    if (err instanceof ReplayUsageError || err instanceof RulesFileError || err instanceof RecordingInputError) {
-      return fail(err.message);
-    }
+    if (err instanceof ReplayUsageError || err instanceof RulesFileError || err instanceof RecordingInputError) return fail(err.message);
     throw err;
   }
-
-  let target: Target;
-  if (options.target !== undefined) {
-    target = {
-      url: options.target,
-      label: redactUrl(options.target),
-      sandboxOrLoopback: isLoopbackUrl(options.target),
-      defaultKey: undefined,
-      close: async () => undefined,
-    };
-  } else {
-    try {
-      target = await startInProcessGateway(options.upstream, options.apiKey, io.env);
-    } catch (err) {
-      return fail(`cannot start the in-process gateway: ${(err as Error).message}`);
-    }
+  const { options } = inputs;
+  let target: ReplayTarget;
+  try {
+    target = options.target !== undefined ? runningGatewayTarget(options.target) : await startInProcessGateway(options, io.env);
+  } catch (err) {
+    return fail(`cannot start the in-process gateway: ${(err as Error).message}`);
   }
 
-  const apiKey = options.apiKey ?? target.defaultKey;
-  let jsonWriter: JsonReportWriter | undefined;
-  const htmlSelection = options.html !== undefined ? new HtmlEntrySelection() : undefined;
   const progress = createProgress(io.stderr);
   const interrupts = listenForInterrupts(io, partialReportPaths({ json: options.json, html: options.html }));
   try {
-    let result: ReplayRunResult;
-    try {
-      io.stderr.write(
-        `replay: ${path.basename(file)} (${format.toUpperCase()}) against ${target.label}` +
-          `${options.includeWrites ? ', writes included' : ''}\n`,
-      );
-      if (apiKey === undefined) {
-        io.stderr.write(
-          'warning: no --api-key (or UPSTREAM_API_KEY): recorded keys are removed and no key is sent; the gateway uses its own UPSTREAM_API_KEY\n',
-        );
-      }
-      if (options.json !== undefined) jsonWriter = await createJsonReportWriter(options.json);
-      result = await runReplay(
-        {
-          file,
-          format,
-          targetUrl: target.url,
-          apiKey,
-          safety: {
-            includeWrites: options.includeWrites,
-            allowProductionWrites: options.allowProductionWrites,
-            targetIsSandboxOrLoopback: target.sandboxOrLoopback,
-            allPaths: options.allPaths,
-          },
-          rules,
-          checkOrder: options.checkOrder,
-          concurrency: options.concurrency,
-          ratePerSecond: options.rate,
-          timeoutMs: options.timeout,
-          hourlyBudget: options.budget,
-          signal: interrupts.signal,
-        },
-        {
-          warning: (line) => io.stderr.write(`${line}\n`),
-          progress: (state) => progress.update(state),
-          entry: async (entry) => {
-            htmlSelection?.add(entry);
-            await jsonWriter?.add(entry);
-          },
-        },
-      );
-    } catch (err) {
-      await jsonWriter?.abort();
-      if (interrupts.quit) return INTERRUPTED_EXIT_CODE;
-      if (err instanceof RecordingInputError) return fail(err.message);
-      return fail(`replay failed: ${(err as Error).message}`);
-    } finally {
-      await target.close();
-    }
-    interrupts.replayOver();
-    if (interrupts.quit) {
-      await jsonWriter?.abort();
-      return INTERRUPTED_EXIT_CODE;
-    }
-
-    const { summary, scrubber, interrupted, entriesInFile } = result;
-    progress.finish({ ...summary, done: summary.total, total: interrupted ? (entriesInFile ?? summary.total) : summary.total });
-    const meta: ReportMeta = { file, target: target.label, rules: result.rules, interrupted, entriesInFile };
-    try {
-      if (jsonWriter !== undefined) await jsonWriter.finish(summary, meta);
-      if (htmlSelection !== undefined && options.html !== undefined) await writeHtmlReport(options.html, summary, meta, htmlSelection);
-    } catch (err) {
-      await jsonWriter?.abort();
-      if (interrupts.quit) return INTERRUPTED_EXIT_CODE;
-      return fail(scrubber.scrub(`cannot write the reports: ${(err as Error).message}`));
-    }
-    if (interrupts.quit) return INTERRUPTED_EXIT_CODE;
-
-    io.stdout.write(scrubber.scrub(renderSummaryTable(summary)));
-    let code: number;
-    if (interrupted) {
-      // No verdict and no unused-rule warnings: the entries not replayed might have changed either.
-      io.stdout.write(
-        entriesInFile !== undefined
-          ? `interrupted after ${summary.total} of ${entriesInFile} entries: the reports cover those ${summary.total}\n`
-          : 'interrupted while the recording was still being checked, before any call: the reports cover no entries\n',
-      );
-      code = INTERRUPTED_EXIT_CODE;
-    } else {
-      for (const r of result.rules.filter((u) => u.matchedEntries === 0)) {
-        io.stderr.write(scrubber.scrub(`warning: rule ${r.rule} matched nothing: remove or fix it\n`));
-      }
-      const failing = summary.different + summary.errors;
-      code = failing > options.maxDifferences ? 1 : 0;
-      io.stdout.write(
-        `${failing} of ${summary.total} entries differ or failed (allowed: ${options.maxDifferences}): exit ${code}\n`,
-      );
-    }
-    if (options.json !== undefined) io.stdout.write(`JSON report: ${options.json}\n`);
-    if (options.html !== undefined) io.stdout.write(`HTML report: ${options.html}\n`);
-    return code;
+    return await replayAndReport({ ...inputs, file, target, apiKey: options.apiKey ?? target.defaultKey, io, interrupts, progress, fail });
   } finally {
     interrupts.dispose();
   }

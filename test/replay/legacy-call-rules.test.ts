@@ -102,14 +102,17 @@ describe('the replay and the in-process gateway agree on each call', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function replay(name: string, options: Record<string, unknown>): Promise<{ code: number; entries: ReportEntry[] }> {
+  async function replay(name: string, options: Record<string, unknown>): Promise<{ entries: ReportEntry[] }> {
     const report = path.join(dir, name);
+    let stderr = '';
     const code = await runReplayCommand(
       recording,
       { upstream: upstream.url, apiKey: 'replay-test-key', json: report, ...options },
-      { stdout: { write: () => true }, stderr: { write: () => true }, env: {} },
+      { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) }, env: {} },
     );
-    return { code, entries: (JSON.parse(readFileSync(report, 'utf8')) as { entries: ReportEntry[] }).entries };
+    // The passed-through calls get the fake upstream's 410: exit 1, never 2 (the run went through).
+    expect(code, stderr).toBe(1);
+    return { entries: (JSON.parse(readFileSync(report, 'utf8')) as { entries: ReportEntry[] }).entries };
   }
 
   it('names mapped methods only where the gateway translates the call, and passes the others through', async () => {

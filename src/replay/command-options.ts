@@ -1,0 +1,83 @@
+// The options of `legacy-gateway replay` as the command receives them from commander: validated with
+// zod into typed settings, and every bad value reported by its flag (`--rate: must be calls per second`).
+// Pure: must never do I/O; a bad value is a ReplayUsageError (exit code 2), never a process exit.
+import { z } from 'zod';
+import { DEFAULT_HOURLY_BUDGET } from './budget.js';
+
+/** A malformed command line or option value: exit code 2. */
+export class ReplayUsageError extends Error {
+  override name = 'ReplayUsageError';
+}
+
+const httpUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http:// or https:// URL');
+
+const wholeNumber = (min: number, max: number): z.ZodType<number, string> =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const optionsSchema = z
+  .object({
+    target: httpUrl.optional(),
+    upstream: httpUrl.optional(),
+    apiKey: z.string().min(1, 'must not be empty').optional(),
+    json: z.string().min(1).optional(),
+    html: z.string().min(1).optional(),
+    maxDifferences: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
+    checkOrder: z.boolean().default(true),
+    rules: z.string().min(1).optional(),
+    concurrency: wholeNumber(1, 256).default(8),
+    rate: z
+      .string()
+      .regex(/^\d+(\.\d+)?(\/s)?$/, 'must be calls per second, e.g. 10/s or 0.5/s')
+      .transform((v) => Number(v.replace(/\/s$/, '')))
+      .pipe(z.number().positive('must be above 0'))
+      .optional(),
+    budget: wholeNumber(1, Number.MAX_SAFE_INTEGER).default(DEFAULT_HOURLY_BUDGET),
+    timeout: wholeNumber(1, 3_600_000).default(30_000),
+    format: z.enum(['har', 'jsonl']).optional(),
+    includeWrites: z.boolean().default(false),
+    allowProductionWrites: z.boolean().default(false),
+    allPaths: z.boolean().default(false),
+  })
+  .refine((o) => !(o.target && o.upstream), {
+    message: '--upstream configures the in-process gateway; it cannot be combined with --target',
+    path: ['upstream'],
+  })
+  .refine((o) => !o.allowProductionWrites || o.includeWrites, {
+    message: '--allow-production-writes only applies together with --include-writes',
+    path: ['allowProductionWrites'],
+  });
+
+export type ReplayCommandOptions = z.infer<typeof optionsSchema>;
+
+const OPTION_FLAGS: Readonly<Record<string, string>> = {
+  target: '--target',
+  upstream: '--upstream',
+  apiKey: '--api-key',
+  json: '--json',
+  html: '--html',
+  maxDifferences: '--max-differences',
+  rules: '--rules',
+  concurrency: '--concurrency',
+  rate: '--rate',
+  budget: '--budget',
+  timeout: '--timeout',
+  format: '--format',
+  allowProductionWrites: '--allow-production-writes',
+};
+
+/** Validates commander's raw option values; throws ReplayUsageError naming each bad option. */
+export function parseReplayOptions(raw: Record<string, unknown>): ReplayCommandOptions {
+  const parsed = optionsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => {
+    const key = String(i.path[0] ?? '');
+    return `${OPTION_FLAGS[key] ?? key}: ${i.message}`;
+  });
+  throw new ReplayUsageError(lines.join('\n'));
+}
