@@ -26,23 +26,42 @@ const upstreamUrl = z
   // A trailing slash would double up with the /api/v1 prefix.
   .transform((v) => v.replace(/\/+$/, ''));
 
-const envSchema = z.object({
-  UPSTREAM_URL: optionalText.pipe(upstreamUrl.optional()),
-  UPSTREAM_API_KEY: optionalText,
-  PORT: port.default(8080),
-  HOST: optionalText,
-  MAPPINGS_DIR: optionalText,
-  ACCOUNT_TIMEZONE: optionalText,
-  TESTIMONIALS_FILE: optionalText,
-  UPSTREAM_TIMEOUT_MS: millis.refine((v) => v > 0, 'must be above 0').default(10_000),
-  CACHE_TTL_MS: millis.default(30_000),
-  METRICS_PORT: z.union([z.literal('').transform(() => undefined), port]).optional(),
-  SHUTDOWN_TIMEOUT_MS: millis.default(10_000),
-  RECORD_FILE: optionalText,
-  LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-    .default('info'),
+/** Every setting by its camelCase name (the library's options), each validated once, here. */
+export const settingsSchema = z.object({
+  upstreamUrl: optionalText.pipe(upstreamUrl.optional()),
+  upstreamApiKey: optionalText,
+  port: port.default(8080),
+  host: optionalText,
+  mappingsDir: optionalText,
+  accountTimezone: optionalText,
+  testimonialsFile: optionalText,
+  upstreamTimeoutMs: millis.refine((v) => v > 0, 'must be above 0').default(10_000),
+  cacheTtlMs: millis.default(30_000),
+  metricsPort: z.union([z.literal('').transform(() => undefined), port]).optional(),
+  shutdownTimeoutMs: millis.default(10_000),
+  recordFile: optionalText,
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+type SettingName = keyof z.input<typeof settingsSchema>;
+
+/** The environment variable of each setting. */
+export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
+  upstreamUrl: 'UPSTREAM_URL',
+  upstreamApiKey: 'UPSTREAM_API_KEY',
+  port: 'PORT',
+  host: 'HOST',
+  mappingsDir: 'MAPPINGS_DIR',
+  accountTimezone: 'ACCOUNT_TIMEZONE',
+  testimonialsFile: 'TESTIMONIALS_FILE',
+  upstreamTimeoutMs: 'UPSTREAM_TIMEOUT_MS',
+  cacheTtlMs: 'CACHE_TTL_MS',
+  metricsPort: 'METRICS_PORT',
+  shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
+  recordFile: 'RECORD_FILE',
+  logLevel: 'LOG_LEVEL',
+};
+
 
 export interface GatewayConfig {
   /** Base URL of the v1 service, without trailing slash; undefined = the embedded sandbox. */
@@ -60,7 +79,7 @@ export interface GatewayConfig {
   metricsPort: number | undefined;
   shutdownTimeoutMs: number;
   recordFile: string | undefined;
-  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  logLevel: z.infer<typeof settingsSchema>['logLevel'];
 }
 
 export class ConfigError extends Error {
@@ -69,26 +88,20 @@ export class ConfigError extends Error {
 
 /** Parses the environment; throws ConfigError naming each bad variable (never its value). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const parsed = envSchema.safeParse(env);
+  const names = Object.entries(ENVIRONMENT_NAMES) as Array<[SettingName, string]>;
+  const parsed = settingsSchema.safeParse(Object.fromEntries(names.map(([key, name]) => [key, env[name]])));
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    const lines = parsed.error.issues.map((i) => `${ENVIRONMENT_NAMES[i.path[0] as SettingName] ?? i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
   return {
-    upstreamUrl: e.UPSTREAM_URL,
-    upstreamApiKey: e.UPSTREAM_API_KEY,
-    port: e.PORT,
-    host: e.HOST ?? '127.0.0.1',
-    hostExplicit: e.HOST !== undefined,
-    mappingsDir: e.MAPPINGS_DIR ? path.resolve(e.MAPPINGS_DIR) : SHIPPED_MAPPINGS_DIR,
-    accountTimezone: e.ACCOUNT_TIMEZONE,
-    testimonialsFile: e.TESTIMONIALS_FILE ? path.resolve(e.TESTIMONIALS_FILE) : undefined,
-    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
-    cacheTtlMs: e.CACHE_TTL_MS,
-    metricsPort: e.METRICS_PORT,
-    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    recordFile: e.RECORD_FILE,
-    logLevel: e.LOG_LEVEL,
+    ...e,
+    upstreamUrl: e.upstreamUrl,
+    metricsPort: e.metricsPort,
+    host: e.host ?? '127.0.0.1',
+    hostExplicit: e.host !== undefined,
+    mappingsDir: e.mappingsDir ? path.resolve(e.mappingsDir) : SHIPPED_MAPPINGS_DIR,
+    testimonialsFile: e.testimonialsFile ? path.resolve(e.testimonialsFile) : undefined,
   };
 }

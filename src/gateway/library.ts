@@ -1,0 +1,55 @@
+// The gateway as a library: `legacyGateway({ upstreamUrl })` returns an Express router that an existing
+// Express app mounts (`app.use(legacyGateway({ upstreamUrl }))`), serving the legacy surface from the
+// v1 service. Options are the environment's settings in camelCase (README: Configuration), validated here
+// once; mappings and operator files are loaded synchronously, before the router exists, so a bad one
+// throws at once instead of failing requests later. Listening, metrics, the drain on SIGTERM and the
+// recording of calls stay with the host application or with `legacy-gateway serve`.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { MappingSetError } from '../mapping/mapping-set.js';
+import { ConfigError, SHIPPED_MAPPINGS_DIR, settingsSchema } from './config.js';
+import { createGateway } from './create-gateway.js';
+import { loadMappingDirectorySync } from './loaders/mapping-files.js';
+import { loadOperatorRecords } from './loaders/static-records.js';
+import { createLogger } from './logging.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
+
+const optionsSchema = settingsSchema
+  .pick({ upstreamApiKey: true, mappingsDir: true, accountTimezone: true, testimonialsFile: true, upstreamTimeoutMs: true, cacheTtlMs: true, logLevel: true })
+  .extend({ upstreamUrl: settingsSchema.shape.upstreamUrl.pipe(z.string({ error: 'is required' })) });
+
+export type LegacyGatewayOptions = z.input<typeof optionsSchema> & {
+  /** Where the request log lines go (default: a pino logger on stdout at `logLevel`). */
+  logger?: Logger;
+  /** Counts requests, upstream calls, cache events and payment codes (default: nothing is counted). */
+  metrics?: GatewayMetrics;
+};
+
+/** An Express router: mount it with `app.use(...)`, at the root or under a path. Typed as the middleware
+ * it is, so that using it needs no Express type package. */
+export type LegacyGatewayRouter = ((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void) & {
+  /** Frees the upstream connection pools; call it when the host application stops. */
+  close(): Promise<void>;
+};
+
+export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRouter {
+  const { logger: givenLogger, metrics, ...settings } = options;
+  const parsed = optionsSchema.safeParse(settings);
+  if (!parsed.success) {
+    throw new ConfigError(`legacyGateway: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const o = parsed.data;
+  const { reads, payment } = loadMappingDirectorySync(o.mappingsDir ?? SHIPPED_MAPPINGS_DIR);
+  if (!payment) throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
+  const operatorFiles = loadOperatorRecords(reads, { TESTIMONIALS_FILE: o.testimonialsFile });
+  const gateway = createGateway({
+    settings: { upstreamUrl: o.upstreamUrl, upstreamApiKey: o.upstreamApiKey, upstreamTimeoutMs: o.upstreamTimeoutMs, cacheTtlMs: o.cacheTtlMs, accountTimezone: o.accountTimezone },
+    mappings: reads,
+    payment,
+    staticRecords: (setting) => operatorFiles.get(setting),
+    logger: givenLogger ?? createLogger(o.logLevel),
+    ...(metrics ? { metrics } : {}),
+  });
+  return Object.assign(gateway.router as unknown as LegacyGatewayRouter, { close: () => gateway.close() });
+}
