@@ -1,0 +1,44 @@
+// /healthz and /readyz, the gateway's own routes, as OpenAPI (their replies are the gateway's, not legacy ones:
+// see src/gateway/routes/health.ts). Pure data.
+import { jsonContent } from './replies.js';
+import type { JsonObject, SchemaObject } from './types.js';
+
+const closed = (properties: Record<string, SchemaObject>): SchemaObject => ({
+  type: 'object',
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
+
+const ready = closed({
+  status: { type: 'string', const: 'ready' },
+  mappings: { type: 'integer', minimum: 0, description: 'How many read methods are mapped.' },
+  upstream: { type: 'string', const: 'reachable' },
+});
+
+const notReady: SchemaObject = {
+  oneOf: [
+    closed({ status: { type: 'string', const: 'draining' } }),
+    closed({
+      status: { type: 'string', const: 'upstream unreachable' },
+      mappings: { type: 'integer', minimum: 0 },
+      upstream: { type: 'string', const: 'unreachable' },
+    }),
+  ],
+};
+
+const probe = (operationId: string, summary: string, responses: Record<string, JsonObject>): JsonObject => ({
+  get: { operationId, tags: ['gateway'], summary, security: [], responses },
+});
+
+export function healthPathItems(): Record<string, JsonObject> {
+  return {
+    '/healthz': probe('healthz', 'Answers 200 while the process runs.', {
+      '200': { description: 'The process runs.', content: jsonContent(closed({ status: { type: 'string', const: 'ok' } })) },
+    }),
+    '/readyz': probe('readyz', 'Answers 200 when the mappings are loaded and the upstream answers; 503 otherwise or while draining.', {
+      '200': { description: 'Ready to serve.', content: jsonContent(ready) },
+      '503': { description: 'The upstream cannot be reached (probed at most every 2 s), or the gateway is shutting down.', content: jsonContent(notReady) },
+    }),
+  };
+}

@@ -1,0 +1,210 @@
+// POST /api/payment as OpenAPI: the form fields (from payment.yaml's body field lists and the payment
+// contract's local rules), the three body encodings, the body limit, the Idempotency-Key header, and the
+// reply {"status","code","response"} with every HTTP status the route answers. Pure; it restates the payment
+// contract (src/payment/contract.ts) and the mapping, never a rule of its own.
+import {
+  ALL_PAYMENT_CODES,
+  FORMATS,
+  IDEMPOTENCY_KEY_FORMAT,
+  NEW_CLIENT_DATE_FIELDS,
+  PAYMENT_CODES,
+  REQUIRED_ALWAYS,
+  REQUIRED_FOR_NEW_CLIENT,
+  SEND_EMAIL_VALUES,
+  WHOLE_NUMBER_FIELDS,
+  bodyTooLargeReply,
+  idempotencyKeyReusedReply,
+  malformedIdempotencyKeyReply,
+  unsupportedBodyReply,
+  type LegacyPaymentReply,
+} from '../../payment/contract.js';
+import { fill } from '../../payment/messages.js';
+import type { PaymentMapping } from '../../payment/payment-mapping.js';
+import { paymentFormFields, type PaymentFormField } from './payment-fields.js';
+import { FAILURE_SCHEMA, KEY_ORDER_NOTE, headerRef, jsonContent } from './replies.js';
+import { ACCEPTED_PATHS, orderedObject, schemaRef, type JsonObject, type SchemaObject, type SchemaRegistry } from './types.js';
+
+/** What each legacy code means (the legacy reference's numbering; the contract names them). */
+const CODE_MEANINGS: Record<keyof typeof PAYMENT_CODES, string> = {
+  invalidFields: 'a malformed body or value (the message names the fields), a file part, or a v1 400 naming the field',
+  missingFields: 'a required field is missing or empty (the message names them); no v1 call was made',
+  clientExists: 'creating the new client answered 409 for another reason than the username (e.g. the email)',
+  passwordsDiffer: '`password` was given and `password2` differs; no v1 call was made',
+  usernameTaken: 'creating the new client answered 409 naming the username',
+  clientNotCreated: 'creating the new client failed otherwise; no payment was attempted',
+  clientNotFound: '`client_id` is unknown to v1',
+  discountInvalid: '`discount` is unknown, inactive, or only valid for another service',
+  paymentFailed:
+    'the payment was refused otherwise, or its outcome is unknown (the message says to check the payments list before retrying), or a fault stopped the flow (then with the fault\'s HTTP status)',
+  packageRefused: 'a package payment (a service whose group holds more than one session) was refused',
+  serviceNotFound: '`service_id` is unknown to v1',
+  cardDeclined: 'a card `token` was given and the charge was refused',
+  paymentAdded: 'the payment was created; the message carries its id (the only success)',
+};
+
+const optionalPattern = (pattern: RegExp): string => `^$|${pattern.source}`;
+
+function codeTable(): string {
+  const names = Object.keys(PAYMENT_CODES) as Array<keyof typeof PAYMENT_CODES>;
+  return [...names]
+    .sort((a, b) => PAYMENT_CODES[a] - PAYMENT_CODES[b])
+    .map((name) => `${PAYMENT_CODES[name]}: ${CODE_MEANINGS[name]}`)
+    .join('; ');
+}
+
+function paymentReplySchema(): SchemaObject {
+  const [lowest, highest] = [Math.min(...ALL_PAYMENT_CODES), Math.max(...ALL_PAYMENT_CODES)];
+  const schema = orderedObject(`The legacy payment reply: {"status","code","response"}. ${KEY_ORDER_NOTE}`, [
+    ['status', { type: 'string', enum: ['success', 'failure'], description: '"success" for code 12 only.' }],
+    ['code', { type: 'integer', minimum: lowest, maximum: highest, description: `The legacy code, a JSON integer. ${codeTable()}.` }],
+    ['response', { type: 'string', description: 'The message; never a card token, a password or an API key.' }],
+  ]);
+  const success = PAYMENT_CODES.paymentAdded;
+  schema.if = { properties: { code: { const: success } }, required: ['code'] };
+  schema.then = { properties: { status: { const: 'success' } } };
+  schema.else = { properties: { status: { const: 'failure' } } };
+  return schema;
+}
+
+/** The reply schema narrowed to one code (and, for the route's own replies, its exact text). */
+function replyWith(replyRef: SchemaObject, code: number, message?: string): SchemaObject {
+  const properties: JsonObject = { code: { const: code } };
+  if (message !== undefined) properties.response = { const: message };
+  return { allOf: [replyRef, { properties }] };
+}
+
+const bodyOf = (r: LegacyPaymentReply): JsonObject => ({ ...r.body });
+
+function fieldSchema(field: PaymentFormField): SchemaObject {
+  const schema: SchemaObject = { type: 'string', description: field.description };
+  if (field.name === 'revenue_amount') {
+    schema.pattern = FORMATS.plainDecimal.source;
+    schema.not = { pattern: '^[0.]+$' };
+  } else if (field.name === 'send_email') {
+    schema.enum = [...SEND_EMAIL_VALUES];
+  } else if (WHOLE_NUMBER_FIELDS.includes(field.name)) {
+    schema.pattern = optionalPattern(FORMATS.wholeNumber);
+  }
+  return schema;
+}
+
+/** The rules that hold only when a new client is created (no `client_id`). */
+function newClientRules(mapping: PaymentMapping, fields: readonly PaymentFormField[]): SchemaObject {
+  const properties: JsonObject = Object.fromEntries(REQUIRED_FOR_NEW_CLIENT.map((n) => [n, { minLength: 1 }]));
+  properties.status = { enum: [...mapping.clientStatuses] };
+  for (const name of NEW_CLIENT_DATE_FIELDS) properties[name] = { pattern: optionalPattern(FORMATS.calendarDate), description: 'YYYY-MM-DD, a real calendar date.' };
+  for (const f of fields) if (f.availability) properties[f.name] = { pattern: optionalPattern(FORMATS.hourMinute) };
+  return { description: 'A new client is created: its fields are required and checked.', required: [...REQUIRED_FOR_NEW_CLIENT], properties };
+}
+
+function formSchema(mapping: PaymentMapping, fields: readonly PaymentFormField[]): SchemaObject {
+  return {
+    type: 'object',
+    description:
+      'The legacy payment form: every value is text. Unknown fields are ignored and never forwarded. ' +
+      `Either \`client_id\` (an existing client) or the new client's ${REQUIRED_FOR_NEW_CLIENT.map((n) => `\`${n}\``).join(', ')}; ` +
+      'a missing or empty required field answers code 1, a malformed value code 0.',
+    properties: Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f)])),
+    required: [...REQUIRED_ALWAYS],
+    anyOf: [
+      { description: 'A payment for an existing client.', required: ['client_id'], properties: { client_id: { minLength: 1 } } },
+      newClientRules(mapping, fields),
+    ],
+  };
+}
+
+const SCALAR: SchemaObject = { type: ['string', 'number', 'boolean', 'null'] };
+
+function jsonBodySchema(fields: readonly PaymentFormField[]): SchemaObject {
+  return {
+    type: 'object',
+    description:
+      'The same fields as a JSON object. A number is read as its text, a boolean as "1"/"0", null as empty; ' +
+      'an object or an array answers code 0. The form\'s rules then apply.',
+    properties: Object.fromEntries(fields.map((f) => [f.name, { ...SCALAR, description: f.description }])),
+    required: [...REQUIRED_ALWAYS],
+    additionalProperties: SCALAR,
+  };
+}
+
+function requestBody(mapping: PaymentMapping, registry: SchemaRegistry): JsonObject {
+  const fields = paymentFormFields(mapping);
+  const form = schemaRef(registry, 'payment.form', formSchema(mapping, fields));
+  const json = schemaRef(registry, 'payment.json', jsonBodySchema(fields));
+  return {
+    required: true,
+    description:
+      `application/x-www-form-urlencoded (what old integrations send), multipart/form-data (fields only: a file part answers code 0) or JSON. ` +
+      `At most ${mapping.bodyLimitBytes} bytes (${mapping.bodyLimitBytes / 1024} KB): a larger body answers 413 before anything reaches v1.`,
+    content: {
+      'application/x-www-form-urlencoded': { schema: form },
+      'multipart/form-data': { schema: form },
+      'application/json': { schema: json },
+    },
+  };
+}
+
+function paymentResponses(mapping: PaymentMapping, registry: SchemaRegistry): Record<string, JsonObject> {
+  const replyRef = schemaRef(registry, 'payment.reply', paymentReplySchema());
+  const code8 = replyWith(replyRef, PAYMENT_CODES.paymentFailed);
+  const fault = (description: string, headers?: JsonObject): JsonObject => ({ description, ...(headers ? { headers } : {}), content: jsonContent(code8) });
+  const own = (description: string, r: LegacyPaymentReply): JsonObject => ({
+    description,
+    content: jsonContent(replyWith(replyRef, r.body.code, r.body.response), bodyOf(r)),
+  });
+  const created = fill(mapping.messages.created, { payment_id: 1001 });
+  return {
+    '200': {
+      description: 'Every outcome of the payment flow, codes 0 to 12 (see `code`), a refusal by v1 included.',
+      headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+      content: jsonContent(replyRef, { status: 'success', code: PAYMENT_CODES.paymentAdded, response: created }),
+    },
+    '400': {
+      description: 'A malformed Idempotency-Key (code 0); or a malformed API key or request target, answered in the legacy failure shape.',
+      content: jsonContent({ oneOf: [replyWith(replyRef, PAYMENT_CODES.invalidFields, malformedIdempotencyKeyReply(mapping).body.response), { $ref: `#/components/schemas/${FAILURE_SCHEMA}` }] }),
+    },
+    '401': fault('v1 refused the API key (code 8).'),
+    '403': fault('v1 does not let the API key do this (code 8).'),
+    '409': own('The Idempotency-Key was already used (with the same API key) for a payment with other fields (code 0).', idempotencyKeyReusedReply(mapping)),
+    '413': own(`The body is over ${mapping.bodyLimitBytes} bytes (code 0); nothing reached v1.`, bodyTooLargeReply(mapping)),
+    '415': own('The body is not urlencoded, multipart or JSON (code 0).', unsupportedBodyReply(mapping)),
+    '429': fault('v1\'s rate limit (code 8), with its Retry-After.', { 'Retry-After': headerRef('Retry-After') }),
+    '500': fault('v1\'s 500, or a fault inside the gateway (code 8; the message says to check the payments list before retrying).'),
+    '502': fault('v1 could not be reached or answered something unreadable (code 8).'),
+    '503': fault('v1\'s 503, or the Idempotency-Key store cannot take the key (code 8); no payment was made when the message says so.'),
+    '504': fault('v1 did not answer in time (code 8): the outcome is unknown, the message says to check before retrying.'),
+    '5XX': fault('Any other v1 fault (code 8), with v1\'s status.'),
+  };
+}
+
+function paymentDescription(mapping: PaymentMapping): string {
+  return [
+    'Creates a payment, optionally creating the client first. Each step stops at its code: the local checks (1, 0, 3, no v1 call), the client (6), the service (10), the discount (7), the time zone, the new client (2, 4, 5, 0), then the payment itself (9, 11, 8, 12).',
+    `\`timezone\` is checked against v1's time zones; empty or unknown becomes \`${mapping.timezone.fallback}\`.`,
+    'The payment POST is made at most once per call and never retried. With an Idempotency-Key, a repeat (same API key, same key) returns the stored reply without any v1 call (header Idempotent-Replayed: true); a repeat while the first is in flight waits for its reply; the same key with other fields answers 409.',
+    '`token`, `password`, `password2` and the API key never appear in a log line, a message or a stored reply. A trailing slash (`/api/payment/`) is accepted.',
+  ].join('\n\n');
+}
+
+export function paymentPathItem(mapping: PaymentMapping, registry: SchemaRegistry): JsonObject {
+  return {
+    [ACCEPTED_PATHS]: ['/api/payment'],
+    post: {
+      operationId: 'legacy_payment',
+      tags: ['legacy payment'],
+      summary: mapping.description,
+      description: paymentDescription(mapping),
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Makes a retry safe: a repeat with the same key (per API key) returns the stored reply instead of paying again.',
+          schema: { type: 'string', pattern: IDEMPOTENCY_KEY_FORMAT.source },
+        },
+      ],
+      requestBody: requestBody(mapping, registry),
+      responses: paymentResponses(mapping, registry),
+    },
+  };
+}
