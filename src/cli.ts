@@ -48,6 +48,16 @@ program
   });
 
 program
+  .command('openapi')
+  .description('print the OpenAPI 3.1 description of the legacy surface (paths, parameters, replies, payment form and codes), generated from the mappings\n(exit 2 when the mappings cannot be loaded)')
+  .option('--yaml', 'YAML instead of JSON')
+  .option('--mappings <dir>', 'mappings directory (default: MAPPINGS_DIR or the shipped mappings/)')
+  .action(async (opts: { yaml?: boolean; mappings?: string }) => {
+    const { runOpenApi } = await import('./commands/openapi.js');
+    await runOpenApi(opts);
+  });
+
+program
   .command('check')
   .description('probe what the gateway depends on: mappings, upstream reachable, and the key on every v1 resource it uses\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR; one GET per resource; exit 1 when a check fails)')
   .option('--json', 'machine-readable output')
