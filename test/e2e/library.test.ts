@@ -23,8 +23,11 @@ import express from 'express';
 import { legacyGateway } from 'legacy-gateway';
 const app = express();
 app.get('/own', (_req, res) => res.json({ own: true }));
+// A host app whose body parser runs before the gateway: the payment takes the fields it parsed.
+app.use('/parsed', express.urlencoded({ extended: false }));
 const legacy = legacyGateway({ upstreamUrl: process.env.UPSTREAM, upstreamApiKey: process.env.KEY, logLevel: 'silent' });
 app.use('/legacy', legacy);
+app.use('/parsed', legacy);
 const server = app.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: server.address().port }) + '\\n'));
 process.on('SIGTERM', () => server.close(() => legacy.close().then(() => process.exit(0))));
 `;
@@ -104,6 +107,16 @@ describe('legacyGateway() from the packed package', () => {
     expect(reply.body).toMatchObject({ status: 'success', code: 12 });
     expect(Object.keys(reply.body as object)).toEqual(['status', 'code', 'response']);
     expect(sandbox.state.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payments')).toHaveLength(before + 1);
+  });
+
+  it('takes the fields of a body the host app parsed before it, instead of waiting for the spent stream', async () => {
+    const reply = await fetchReply(`${appUrl}/parsed/api/payment`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'client_id=1&revenue_amount=45.50',
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ status: 'failure', code: 1, response: 'required fields missing: send_email' });
   });
 
   it('type-checks as a TypeScript user imports it', async () => {

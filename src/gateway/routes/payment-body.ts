@@ -91,7 +91,16 @@ function fromMultipart(req: IncomingMessage, limit: number): Promise<BodyResult>
   });
 }
 
+/** A body a host app's parser (express.json(), express.urlencoded()) already read: the fields it parsed,
+ * taken as JSON values are; reading the spent stream again would wait for ever. */
+function alreadyRead(req: IncomingMessage): BodyResult {
+  const parsed = (req as { body?: unknown }).body;
+  if (parsed === undefined || parsed === null) return { ok: true, fields: {}, fileFields: [], invalidFields: [] };
+  return fromJson(parsed);
+}
+
 export async function readPaymentBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  if (req.readableEnded) return alreadyRead(req);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return { ok: false, problem: 'too-large' };
   const type = mediaType(req);
