@@ -99,30 +99,50 @@ export function parseJsonExact(text: string): JsonValue {
 }
 
 function parseJsonExactSlow(text: string): JsonValue {
-  let pos = 0;
+  return new ExactParser(text).document();
+}
 
-  const skipWhitespace = (): void => {
-    WHITESPACE.lastIndex = pos;
-    WHITESPACE.exec(text);
-    pos = WHITESPACE.lastIndex;
-  };
+/** A recursive-descent JSON parser that keeps each number's spelling (NumberLiteral where it differs). */
+class ExactParser {
+  private pos = 0;
 
-  const fail = (what: string): never => {
-    throw new JsonSyntaxError(
-      pos >= text.length ? `unexpected end of JSON (${what})` : `unexpected ${JSON.stringify(text[pos])} (${what})`,
-      pos,
-    );
-  };
+  constructor(private readonly text: string) {}
 
-  const parseString = (): string => {
+  document(): JsonValue {
+    const value = this.value(0);
+    this.skipWhitespace();
+    if (this.pos < this.text.length) this.fail('expected end of JSON');
+    return value;
+  }
+
+  private skipWhitespace(): void {
+    WHITESPACE.lastIndex = this.pos;
+    WHITESPACE.exec(this.text);
+    this.pos = WHITESPACE.lastIndex;
+  }
+
+  private fail(what: string): never {
+    const { pos, text } = this;
+    throw new JsonSyntaxError(pos >= text.length ? `unexpected end of JSON (${what})` : `unexpected ${JSON.stringify(text[pos])} (${what})`, pos);
+  }
+
+  /** Consumes `char` when it is next; says whether it was. */
+  private take(char: string): boolean {
+    if (this.text[this.pos] !== char) return false;
+    this.pos++;
+    return true;
+  }
+
+  private string(): string {
     // Find the closing quote, then let JSON.parse validate and decode the escapes of that slice only.
-    const start = pos;
-    let i = pos + 1;
+    const { text } = this;
+    const start = this.pos;
+    let i = start + 1;
     for (;;) {
       const quote = text.indexOf('"', i);
       if (quote < 0) {
-        pos = text.length;
-        return fail('unterminated string');
+        this.pos = text.length;
+        return this.fail('unterminated string');
       }
       let backslashes = 0;
       for (let j = quote - 1; j > start && text.charCodeAt(j) === 92; j--) backslashes++;
@@ -132,113 +152,90 @@ function parseJsonExactSlow(text: string): JsonValue {
       }
       i = quote + 1;
     }
-    const slice = text.slice(start, i + 1);
     try {
-      const decoded: unknown = JSON.parse(slice);
-      pos = i + 1;
+      const decoded: unknown = JSON.parse(text.slice(start, i + 1));
+      this.pos = i + 1;
       return decoded as string;
     } catch {
-      pos = start;
-      return fail('invalid string');
+      this.pos = start;
+      return this.fail('invalid string');
     }
-  };
+  }
 
-  const parseValue = (depth: number): JsonValue => {
-    if (depth > 10_000) fail('nesting too deep');
-    skipWhitespace();
-    const c = text[pos];
-    switch (c) {
-      case '{': {
-        pos++;
-        const obj: JsonObject = {};
-        skipWhitespace();
-        if (text[pos] === '}') {
-          pos++;
-          return obj;
-        }
-        for (;;) {
-          skipWhitespace();
-          if (text[pos] !== '"') fail('expected a property name');
-          const key = parseString();
-          skipWhitespace();
-          if (text[pos] !== ':') fail('expected ":"');
-          pos++;
-          const value = parseValue(depth + 1);
-          if (key === '__proto__') {
-            Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-          } else {
-            obj[key] = value;
-          }
-          skipWhitespace();
-          if (text[pos] === ',') {
-            pos++;
-            continue;
-          }
-          if (text[pos] === '}') {
-            pos++;
-            return obj;
-          }
-          return fail('expected "," or "}"');
-        }
+  private object(depth: number): JsonObject {
+    const obj: JsonObject = {};
+    this.skipWhitespace();
+    if (this.take('}')) return obj;
+    for (;;) {
+      this.skipWhitespace();
+      if (this.text[this.pos] !== '"') this.fail('expected a property name');
+      const key = this.string();
+      this.skipWhitespace();
+      if (!this.take(':')) this.fail('expected ":"');
+      const value = this.value(depth + 1);
+      if (key === '__proto__') {
+        Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+      } else {
+        obj[key] = value;
       }
-      case '[': {
-        pos++;
-        const arr: JsonValue[] = [];
-        skipWhitespace();
-        if (text[pos] === ']') {
-          pos++;
-          return arr;
-        }
-        for (;;) {
-          arr.push(parseValue(depth + 1));
-          skipWhitespace();
-          if (text[pos] === ',') {
-            pos++;
-            continue;
-          }
-          if (text[pos] === ']') {
-            pos++;
-            return arr;
-          }
-          return fail('expected "," or "]"');
-        }
-      }
+      this.skipWhitespace();
+      if (this.take(',')) continue;
+      if (this.take('}')) return obj;
+      return this.fail('expected "," or "}"');
+    }
+  }
+
+  private array(depth: number): JsonValue[] {
+    const arr: JsonValue[] = [];
+    this.skipWhitespace();
+    if (this.take(']')) return arr;
+    for (;;) {
+      arr.push(this.value(depth + 1));
+      this.skipWhitespace();
+      if (this.take(',')) continue;
+      if (this.take(']')) return arr;
+      return this.fail('expected "," or "]"');
+    }
+  }
+
+  private literal<T extends JsonValue>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) return this.fail('expected a value');
+    this.pos += word.length;
+    return value;
+  }
+
+  private number(): JsonValue {
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.text);
+    if (!m) return this.fail('expected a value');
+    this.pos = NUMBER.lastIndex;
+    const source = m[0];
+    const n = Number(source);
+    return JSON.stringify(n) === source ? n : new NumberLiteral(source);
+  }
+
+  private value(depth: number): JsonValue {
+    if (depth > 10_000) this.fail('nesting too deep');
+    this.skipWhitespace();
+    switch (this.text[this.pos]) {
+      case '{':
+        this.pos++;
+        return this.object(depth);
+      case '[':
+        this.pos++;
+        return this.array(depth);
       case '"':
-        return parseString();
+        return this.string();
       case 't':
-        if (text.startsWith('true', pos)) {
-          pos += 4;
-          return true;
-        }
-        return fail('expected a value');
+        return this.literal('true', true);
       case 'f':
-        if (text.startsWith('false', pos)) {
-          pos += 5;
-          return false;
-        }
-        return fail('expected a value');
+        return this.literal('false', false);
       case 'n':
-        if (text.startsWith('null', pos)) {
-          pos += 4;
-          return null;
-        }
-        return fail('expected a value');
-      default: {
-        NUMBER.lastIndex = pos;
-        const m = NUMBER.exec(text);
-        if (!m) return fail('expected a value');
-        pos = NUMBER.lastIndex;
-        const source = m[0];
-        const n = Number(source);
-        return JSON.stringify(n) === source ? n : new NumberLiteral(source);
-      }
+        return this.literal('null', null);
+      default:
+        return this.number();
     }
-  };
-
-  const value = parseValue(0);
-  skipWhitespace();
-  if (pos < text.length) fail('expected end of JSON');
-  return value;
+  }
 }
 
 /** JSON text for a value, numbers spelled as parsed. `indent` as in JSON.stringify. */
