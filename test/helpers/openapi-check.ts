@@ -1,8 +1,9 @@
 // Checks HTTP replies against the legacy surface's OpenAPI document (`legacy-gateway openapi`): finds the
-// document's path for a request path (every form in `x-accepted-paths`, a trailing slash ignored), the
-// operation, the response for the status (exact, then `4XX`-style, then `default`) and the media type, and
-// validates the body with ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect), key order (`x-key-order`) included.
-// It never changes the document, and it reports problems rather than throwing, so a test can show them all.
+// document's path for a request path (every form in `x-accepted-paths`, a trailing slash ignored; any other
+// path under `/api/{method}` is that method's, as the gateway routes it), the operation, the response for the
+// status (exact, then `4XX`-style, then `default`) and the media type, and validates the body with ajv (JSON
+// Schema 2020-12, OpenAPI 3.1's dialect), key order (`x-key-order`) included. It never changes the document,
+// and it reports problems rather than throwing, so a test can show them all.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonObject, JsonValue, OpenApiDocument } from '../../src/mapping/openapi/types.js';
 import { ACCEPTED_PATHS, KEY_ORDER } from '../../src/mapping/openapi/types.js';
@@ -57,6 +58,9 @@ function createAjv(doc: OpenApiDocument): Ajv2020 {
   ajv.addSchema({ $id: DOC_ID, $defs: anchored(doc.components.schemas) });
   return ajv;
 }
+
+/** `/api/{method}` and what follows it, as the gateway reads a legacy path. */
+const LEGACY_METHOD = /^\/api\/([a-z][a-z0-9_]*)(?:\/|$)/;
 
 const SCHEMA_REF = '#/components/schemas/';
 
@@ -113,9 +117,19 @@ export function openApiChecker(doc: OpenApiDocument): OpenApiChecker {
     return fn;
   };
 
+  // A path under `/api/{method}` that is none of the method's forms (a missing id, a segment too many) is
+  // still that method's: the gateway routes by the method name and answers its 400.
+  const methodPaths = new Map(Object.keys(doc.paths).flatMap((key) => {
+    const method = LEGACY_METHOD.exec(key)?.[1];
+    return method === undefined ? [] : [[method, key] as const];
+  }));
+
   const pathOf = (requestPath: string): string | undefined => {
     const bare = requestPath.split('?')[0]!.replace(/(.)\/+$/, '$1');
-    return forms.find((f) => f.regex.test(bare))?.key;
+    const exact = forms.find((f) => f.regex.test(bare))?.key;
+    if (exact !== undefined) return exact;
+    const method = LEGACY_METHOD.exec(bare)?.[1];
+    return method === undefined ? undefined : methodPaths.get(method);
   };
 
   function check(reply: ReplyUnderTest): string[] {
