@@ -22,7 +22,7 @@ const OVERVIEW = [
   'The retired unversioned API (`/api/{method}`), served by legacy-gateway from the v1 REST API in the old reply shape. Generated from the mappings: `legacy-gateway openapi`.',
   'Replies: `{"status":"success","total":"<n>","response":[...]}` for lists (sessions add `timezone` before `response`), `{"status":"success","response":{...}}` for one record, `{"status":"failure","response":"<message>"}` for errors. Every record value is a string or null: numbers as text, money with two decimals, times as HH:MM.',
   `${KEY_ORDER_NOTE} Records list their fields in the legacy reference's order the same way.`,
-  `Paths: a trailing slash is ignored; \`${ACCEPTED_PATHS}\` on a path lists every form accepted, the optional paging segments left out.`,
+  `Paths: a trailing slash is ignored; \`${ACCEPTED_PATHS}\` on a path lists every form accepted, the optional paging segments left out. The gateway routes by the method name (\`/api/{method}\`): any other path under a mapped method (a missing id, a segment too many) answers that method's 400.`,
   'API key: the X-API-KEY header is forwarded to v1 as is; else the `api_key` query parameter (moved into the header); else the gateway\'s UPSTREAM_API_KEY. Paths that are not mapped here are passed through to the upstream unchanged.',
 ].join('\n\n');
 
