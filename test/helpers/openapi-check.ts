@@ -2,8 +2,8 @@
 // document's path for a request path (every form in `x-accepted-paths`, a trailing slash ignored; any other
 // path under `/api/{method}` is that method's, as the gateway routes it), the operation, the response for the
 // status (exact, then `4XX`-style, then `default`) and the media type, and validates the body with ajv (JSON
-// Schema 2020-12, OpenAPI 3.1's dialect), key order (`x-key-order`) included. It never changes the document,
-// and it reports problems rather than throwing, so a test can show them all.
+// Schema 2020-12, OpenAPI 3.1's dialect), key order (`x-key-order`) and the `date` format included. It never
+// changes the document, and it reports problems rather than throwing, so a test can show them all.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonObject, JsonValue, OpenApiDocument } from '../../src/mapping/openapi/types.js';
 import { ACCEPTED_PATHS, KEY_ORDER } from '../../src/mapping/openapi/types.js';
@@ -27,6 +27,8 @@ export interface OpenApiChecker {
   pathOf(requestPath: string): string | undefined;
   /** What is wrong with the reply; empty when the document describes it. */
   check(reply: ReplyUnderTest): string[];
+  /** What is wrong with a value under one of the document's named schemas (`components.schemas`). */
+  checkSchema(name: string, value: unknown): string[];
   /** Compiles every response and request body schema of the document (throws on one ajv refuses). */
   compileAll(): number;
 }
@@ -51,9 +53,19 @@ const keyOrderCheck: KeywordCheck = (order, data) => {
   return ok;
 };
 
+/** JSON Schema's `date` format (RFC 3339 full-date): YYYY-MM-DD, a day the calendar has. */
+function isFullDate(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
+}
+
 function createAjv(doc: OpenApiDocument): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, strictTypes: false, allowUnionTypes: true, allErrors: true });
   ajv.addKeyword({ keyword: KEY_ORDER, type: 'object', schemaType: 'array', errors: true, validate: keyOrderCheck });
+  ajv.addFormat('date', isFullDate);
   // The named schemas, under `$defs` of one schema of their own (the document itself is not a schema).
   ajv.addSchema({ $id: DOC_ID, $defs: anchored(doc.components.schemas) });
   return ajv;
@@ -167,5 +179,11 @@ export function openApiChecker(doc: OpenApiDocument): OpenApiChecker {
     return count;
   }
 
-  return { pathOf, check, compileAll };
+  function checkSchema(name: string, value: unknown): string[] {
+    if (!(name in doc.components.schemas)) return [`no schema named ${name}`];
+    const validate = validatorOf(`schema ${name}`, { $ref: `${SCHEMA_REF}${name}` });
+    return validate(value) ? [] : describe(validate.errors ?? []);
+  }
+
+  return { pathOf, check, checkSchema, compileAll };
 }

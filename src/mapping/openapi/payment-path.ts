@@ -92,7 +92,9 @@ function fieldSchema(field: PaymentFormField): SchemaObject {
 function newClientRules(mapping: PaymentMapping, fields: readonly PaymentFormField[]): SchemaObject {
   const properties: JsonObject = Object.fromEntries(REQUIRED_FOR_NEW_CLIENT.map((n) => [n, { minLength: 1 }]));
   properties.status = { enum: [...mapping.clientStatuses] };
-  for (const name of NEW_CLIENT_DATE_FIELDS) properties[name] = { pattern: optionalPattern(FORMATS.calendarDate), description: 'YYYY-MM-DD, a real calendar date.' };
+  // `format: date` (RFC 3339 full-date) is a real calendar date: what the contract checks beyond the pattern.
+  const date = { pattern: FORMATS.calendarDate.source, format: 'date' };
+  for (const name of NEW_CLIENT_DATE_FIELDS) properties[name] = { anyOf: [{ const: '' }, date], description: 'YYYY-MM-DD, a real calendar date.' };
   for (const f of fields) if (f.availability) properties[f.name] = { pattern: optionalPattern(FORMATS.hourMinute) };
   return { description: 'A new client is created: its fields are required and checked.', required: [...REQUIRED_FOR_NEW_CLIENT], properties };
 }
