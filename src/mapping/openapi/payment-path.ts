@@ -48,15 +48,15 @@ function codeTable(): string {
   const names = Object.keys(PAYMENT_CODES) as Array<keyof typeof PAYMENT_CODES>;
   return [...names]
     .sort((a, b) => PAYMENT_CODES[a] - PAYMENT_CODES[b])
-    .map((name) => `${PAYMENT_CODES[name]}: ${CODE_MEANINGS[name]}`)
-    .join('; ');
+    .map((name) => `- ${PAYMENT_CODES[name]}: ${CODE_MEANINGS[name]}`)
+    .join('\n');
 }
 
 function paymentReplySchema(): SchemaObject {
   const [lowest, highest] = [Math.min(...ALL_PAYMENT_CODES), Math.max(...ALL_PAYMENT_CODES)];
   const schema = orderedObject(`The legacy payment reply: {"status","code","response"}. ${KEY_ORDER_NOTE}`, [
     ['status', { type: 'string', enum: ['success', 'failure'], description: '"success" for code 12 only.' }],
-    ['code', { type: 'integer', minimum: lowest, maximum: highest, description: `The legacy code, a JSON integer. ${codeTable()}.` }],
+    ['code', { type: 'integer', minimum: lowest, maximum: highest, description: `The legacy code, a JSON integer:\n\n${codeTable()}` }],
     ['response', { type: 'string', description: 'The message; never a card token, a password or an API key.' }],
   ]);
   const success = PAYMENT_CODES.paymentAdded;
