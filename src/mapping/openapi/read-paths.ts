@@ -42,11 +42,10 @@ function reply200(mapping: Mapping, registry: SchemaRegistry, parts: Omit<Envelo
   const record = schemaRef(registry, `${mapping.method}.record`, recordSchema(mapping));
   const response: SchemaObject = parts.list ? { type: 'array', items: record } : record;
   const envelope = schemaRef(registry, `${mapping.method}.reply`, successEnvelope({ ...parts, response }));
-  return {
-    description: 'The legacy reply.',
-    headers: { Warning: headerRef('Warning') },
-    content: jsonContent(envelope),
-  };
+  const reply: JsonObject = { description: 'The legacy reply.', content: jsonContent(envelope) };
+  // Only a reply built from v1 data can be a stale one.
+  if (mapping.kind !== 'static') reply.headers = { Warning: headerRef('Warning') };
+  return reply;
 }
 
 function operation(mapping: Mapping, description: string[], parameters: JsonObject[], responses: Record<string, JsonObject>): JsonObject {
