@@ -17,8 +17,7 @@ const optionalText = z
 
 const upstreamUrl = z
   .string()
-  .url()
-  .refine((v) => /^https?:\/\//i.test(v), 'must be an http:// or https:// URL')
+  .refine((v) => URL.canParse(v) && /^https?:\/\//i.test(v), { message: 'must be an http:// or https:// URL', abort: true })
   .refine((v) => {
     const u = new URL(v);
     return u.search === '' && u.hash === '' && u.username === '' && u.password === '';
@@ -41,6 +40,12 @@ export const settingsSchema = z.object({
   shutdownTimeoutMs: millis.default(10_000),
   recordFile: optionalText,
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Serve the embedded sandbox's demo data even where a production start would be refused. */
+  sandbox: z.enum(['1', 'true', '0', 'false', '']).optional().transform((v) => v === '1' || v === 'true'),
+  /** `production` refuses to start without UPSTREAM_URL (unless SANDBOX=1). */
+  nodeEnv: optionalText,
+  /** A reply is cached from its Nth miss (1: the first, as nginx's proxy_cache_min_uses). */
+  cacheMinUses: z.coerce.number().int().min(1).max(100).default(1),
 });
 
 type SettingName = keyof z.input<typeof settingsSchema>;
@@ -60,6 +65,9 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
   recordFile: 'RECORD_FILE',
   logLevel: 'LOG_LEVEL',
+  sandbox: 'SANDBOX',
+  nodeEnv: 'NODE_ENV',
+  cacheMinUses: 'CACHE_MIN_USES',
 };
 
 
@@ -80,6 +88,11 @@ export interface GatewayConfig {
   shutdownTimeoutMs: number;
   recordFile: string | undefined;
   logLevel: z.infer<typeof settingsSchema>['logLevel'];
+  /** SANDBOX=1: the embedded sandbox was asked for explicitly. */
+  sandbox: boolean;
+  /** NODE_ENV=production. */
+  production: boolean;
+  cacheMinUses: number;
 }
 
 export class ConfigError extends Error {
@@ -91,12 +104,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const names = Object.entries(ENVIRONMENT_NAMES) as Array<[SettingName, string]>;
   const parsed = settingsSchema.safeParse(Object.fromEntries(names.map(([key, name]) => [key, env[name]])));
   if (!parsed.success) {
+    // One line per bad setting: its variable and the reason, never its value.
     const lines = parsed.error.issues.map((i) => `${ENVIRONMENT_NAMES[i.path[0] as SettingName] ?? i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+    throw new ConfigError([...new Set(lines)].join('\n'));
   }
-  const e = parsed.data;
+  const { nodeEnv, ...e } = parsed.data;
   return {
     ...e,
+    production: nodeEnv === 'production',
     upstreamUrl: e.upstreamUrl,
     metricsPort: e.metricsPort,
     host: e.host ?? '127.0.0.1',

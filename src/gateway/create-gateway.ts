@@ -32,6 +32,8 @@ export interface GatewaySettings {
   upstreamApiKey: string | undefined;
   upstreamTimeoutMs: number;
   cacheTtlMs: number;
+  /** A v1 reply is cached from its Nth miss (CACHE_MIN_USES; default 1). */
+  cacheMinUses?: number;
   accountTimezone: string | undefined;
 }
 
@@ -78,7 +80,12 @@ export function createGateway(parts: GatewayParts): Gateway {
   // A 1000-record v1 page is 1-2 MB: 16 MB is ample, and bounds what one reply can cost in memory.
   const client = new V1Client({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, maxBodyBytes: 16 * 1024 * 1024 });
   // GETs (translated calls and the payment flow's checks) go through the hardening layers; POSTs do not.
-  const transport = hardenTransport(client, { cacheTtlMs: settings.cacheTtlMs, metrics, ...(parts.now ? { now: parts.now } : {}) });
+  const transport = hardenTransport(client, {
+    cacheTtlMs: settings.cacheTtlMs,
+    metrics,
+    ...(settings.cacheMinUses !== undefined ? { cacheMinUses: settings.cacheMinUses } : {}),
+    ...(parts.now ? { now: parts.now } : {}),
+  });
   const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs });
   const health = readinessProbe({
     upstreamUrl: settings.upstreamUrl,

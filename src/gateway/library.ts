@@ -16,7 +16,7 @@ import { createLogger } from './logging.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 
 const optionsSchema = settingsSchema
-  .pick({ upstreamApiKey: true, mappingsDir: true, accountTimezone: true, testimonialsFile: true, upstreamTimeoutMs: true, cacheTtlMs: true, logLevel: true })
+  .pick({ upstreamApiKey: true, mappingsDir: true, accountTimezone: true, testimonialsFile: true, upstreamTimeoutMs: true, cacheTtlMs: true, cacheMinUses: true, logLevel: true })
   .extend({ upstreamUrl: settingsSchema.shape.upstreamUrl.pipe(z.string({ error: 'is required' })) });
 
 export type LegacyGatewayOptions = z.input<typeof optionsSchema> & {
@@ -44,7 +44,7 @@ export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRoute
   if (!payment) throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
   const operatorFiles = loadOperatorRecords(reads, { TESTIMONIALS_FILE: o.testimonialsFile });
   const gateway = createGateway({
-    settings: { upstreamUrl: o.upstreamUrl, upstreamApiKey: o.upstreamApiKey, upstreamTimeoutMs: o.upstreamTimeoutMs, cacheTtlMs: o.cacheTtlMs, accountTimezone: o.accountTimezone },
+    settings: { upstreamUrl: o.upstreamUrl, upstreamApiKey: o.upstreamApiKey, upstreamTimeoutMs: o.upstreamTimeoutMs, cacheTtlMs: o.cacheTtlMs, cacheMinUses: o.cacheMinUses, accountTimezone: o.accountTimezone },
     mappings: reads,
     payment,
     staticRecords: (setting) => operatorFiles.get(setting),

@@ -148,7 +148,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
     : undefined;
   const gateway = createGateway({
-    settings: { upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey, upstreamTimeoutMs: config.upstreamTimeoutMs, cacheTtlMs: config.cacheTtlMs, accountTimezone: config.accountTimezone },
+    settings: { upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey, upstreamTimeoutMs: config.upstreamTimeoutMs, cacheTtlMs: config.cacheTtlMs, cacheMinUses: config.cacheMinUses, accountTimezone: config.accountTimezone },
     mappings,
     payment,
     staticRecords: (setting) => operatorFiles.get(setting),

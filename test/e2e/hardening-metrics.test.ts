@@ -49,9 +49,9 @@ describe('/metrics', () => {
   });
 
   it('counts requests, latency, upstream calls, cache events, retries, payments and requests in flight', async () => {
-    await fetchText(`${gateway.url}/api/staffs/0/1`); // miss, upstream ok
-    await fetchText(`${gateway.url}/api/staffs/0/1`); // second miss (now stored), upstream ok
-    await fetchText(`${gateway.url}/api/staffs/0/1`); // hit
+    await fetchText(`${gateway.url}/api/staffs/0/1`); // miss (stored), upstream ok
+    await fetchText(`${gateway.url}/api/staffs/0/1`); // hit (the reply cache)
+    await fetchText(`${gateway.url}/api/staffs/0/2`); // miss (stored), upstream ok
     await fetchText(`${gateway.url}/api/staff/3`); // 503 retried twice
     await fetchText(`${gateway.url}/api/staffs/x`); // 400, no upstream call
     await fetchText(`${gateway.url}/api/v1/clients?limit=1`); // passthrough

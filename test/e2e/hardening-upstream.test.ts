@@ -9,6 +9,8 @@ let upstream: RecordingUpstream;
 let gateway: HardenedGateway;
 /** The same gateway with CACHE_TTL_MS=0. */
 let uncached: HardenedGateway;
+/** The same gateway with CACHE_MIN_USES=2 (a reply is stored from its second miss). */
+let secondMiss: HardenedGateway;
 
 const STALE_WARNING = '110 - "Response is Stale"';
 
@@ -22,10 +24,12 @@ beforeAll(async () => {
   const env = { UPSTREAM_URL: upstream.url, UPSTREAM_API_KEY: 'operator-key', UPSTREAM_TIMEOUT_MS: '300' };
   gateway = await startHardenedGateway(env);
   uncached = await startHardenedGateway({ ...env, CACHE_TTL_MS: '0' });
+  secondMiss = await startHardenedGateway({ ...env, CACHE_MIN_USES: '2' });
 });
 afterAll(async () => {
   await gateway.close();
   await uncached.close();
+  await secondMiss.close();
   await upstream.close();
 });
 beforeEach(() => {
@@ -33,9 +37,8 @@ beforeEach(() => {
   staffByKey();
 });
 
-/** A key+URL is stored on its second miss (admission): two calls, and the next one is a hit. */
+/** A key+URL is stored on its first miss (CACHE_MIN_USES 1): one call, and the next one is a hit. */
 async function storeInCache(url: string, init?: RequestInit): Promise<Awaited<ReturnType<typeof fetchText>>> {
-  await fetchText(url, init);
   return fetchText(url, init);
 }
 
@@ -49,19 +52,32 @@ describe('response cache', () => {
       expect(firstName((await asA()).text)).toBe('for key-a');
       expect(firstName((await asB()).text)).toBe('for key-b');
     }
-    // Two misses each (stored on the second), then each key's own hit.
-    expect(upstream.received.map((r) => r.headers['x-api-key'])).toEqual(['key-a', 'key-b', 'key-a', 'key-b']);
+    // One miss each (stored at once), then each key's own hits.
+    expect(upstream.received.map((r) => r.headers['x-api-key'])).toEqual(['key-a', 'key-b']);
   });
 
-  it('stores a call from its second miss, serves it from the cache within CACHE_TTL_MS, then asks again', async () => {
+  it('stores a call on its first miss, serves it from the cache within CACHE_TTL_MS, then asks again', async () => {
     const path = `${gateway.url}/api/staffs/1/5`;
+    const first = await fetchText(path);
+    expect(upstream.received).toHaveLength(1);
+    const second = await fetchText(path);
+    const third = await fetchText(path);
+    expect([second.text, third.text]).toEqual([first.text, first.text]);
+    expect(upstream.received).toHaveLength(1);
+    gateway.advance(30_001);
+    await fetchText(path);
+    expect(upstream.received).toHaveLength(2);
+  });
+
+  it('with CACHE_MIN_USES=2 stores a call from its second miss only', async () => {
+    const path = `${secondMiss.url}/api/staffs/1/5`;
     const first = await fetchText(path);
     const second = await fetchText(path);
     expect(upstream.received).toHaveLength(2);
     const third = await fetchText(path);
     expect([second.text, third.text]).toEqual([first.text, first.text]);
     expect(upstream.received).toHaveLength(2);
-    gateway.advance(30_001);
+    secondMiss.advance(30_001);
     await fetchText(path);
     expect(upstream.received).toHaveLength(3);
   });
@@ -72,7 +88,7 @@ describe('response cache', () => {
     gateway.advance(120_000);
     const again = await fetchText(`${gateway.url}/api/meetourteam/0/5`);
     expect(again.status).toBe(200);
-    expect(upstream.received).toHaveLength(2);
+    expect(upstream.received).toHaveLength(1);
   });
 
   it('keeps each call its own reply: two cuts of one cached team listing differ, from one v1 call', async () => {
@@ -80,14 +96,14 @@ describe('response cache', () => {
       json(res, 200, v1List([{ object: 'practitioner', id: 1, first_name: 'Bo', priority: 2 }, { object: 'practitioner', id: 2, first_name: 'Al', priority: 1 }])),
     );
     const asTeamKey = { headers: { 'x-api-key': 'team-key' } };
-    // The two cuts share one v1 listing, stored on its second miss (the second cut).
+    // The two cuts share one v1 listing, stored on its first miss (the first cut).
     const first = await fetchText(`${gateway.url}/api/meetourteam/0/1`, asTeamKey);
     const second = await fetchText(`${gateway.url}/api/meetourteam/1/1`, asTeamKey);
     const again = await fetchText(`${gateway.url}/api/meetourteam/0/1`, asTeamKey);
     expect(firstName(first.text)).toBe('Al');
     expect(firstName(second.text)).toBe('Bo');
     expect(again.text).toBe(first.text);
-    expect(upstream.received).toHaveLength(2);
+    expect(upstream.received).toHaveLength(1);
     expect(gateway.logs.filter((l) => l.includes('"legacyMethod":"meetourteam"')).at(-1)).toContain('"cacheHits":1');
   });
 

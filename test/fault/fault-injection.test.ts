@@ -62,7 +62,7 @@ const page = (n: number, offset: number) => JSON.stringify({ object: 'list', tot
 let upstream: http.Server;
 let upstreamUrl: string;
 const paymentPosts: string[] = [];
-/** Upstream calls per flapping URL: the cache stores a URL on its second miss, so two are good. */
+/** Upstream calls per flapping URL: the first good reply is cached (and a second is spare, for CACHE_MIN_USES=2). */
 const flapped = new Map<string, number>();
 const held = new Set<ServerResponse>();
 

@@ -15,6 +15,8 @@ export interface HardeningOptions {
   metrics: GatewayMetrics;
   retryPolicy?: RetryPolicy;
   cacheLimits?: CacheLimits;
+  /** CACHE_MIN_USES: a reply is stored from its Nth miss (default 1: the first). */
+  cacheMinUses?: number;
   now?: () => number;
   random?: () => number;
 }
@@ -31,6 +33,7 @@ export function hardenTransport(client: V1Transport, options: HardeningOptions):
   return withResponseCache(shared, {
     defaultTtlMs: options.cacheTtlMs,
     ...(options.cacheLimits ?? DEFAULT_CACHE_LIMITS),
+    ...(options.cacheMinUses !== undefined ? { storeAfterMisses: options.cacheMinUses } : {}),
     onEvent: (event) => options.metrics.cacheEvent(event),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -4,10 +4,11 @@
 // upstream fails with a 429, a 5xx, a connect error or a timeout, a reply stored within the last hour is
 // served instead, marked stale (`servedFrom`) so the route adds `Warning: 110`. It never caches an error, and it must
 // never hand out a reply stored under another key. Replies are shared: callers treat them as read-only.
-// Admission: a key+URL is stored from its second miss on (`storeAfterMisses`), remembered in between by
-// its hash alone. A call made once (a new key's first call, a scanner, a page nobody asks for again) then
-// never evicts what is in use, and never fills the heap with replies that die before they are read
-// again: those are what made memory churn under many one-off keys (bench: meetourteam cold).
+// Admission (CACHE_MIN_USES, `storeAfterMisses`): by default a reply is stored on its first miss, as
+// nginx's proxy_cache_min_uses 1, so a call repeated within the TTL is a hit and stale-if-error covers a
+// URL seen once. Set to 2 or more, a key+URL is stored from its Nth miss on, remembered in between by its
+// hash alone: a call made once (a new key's first call, a scanner) then never evicts what is in use nor
+// churns the heap, at the price of one more upstream call per key+URL and no stale copy of a one-off.
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../../shared/errors.js';
 import type { CacheEvent } from '../metrics/gateway-metrics.js';
@@ -37,7 +38,7 @@ export const DEFAULT_CACHE_LIMITS = {
   maxEntries: 5000,
   maxBytes: 16 * 1024 * 1024,
   staleWindowMs: 3600_000,
-  storeAfterMisses: 2,
+  storeAfterMisses: 1,
   admissionMemory: 50_000,
 } as const;
 
