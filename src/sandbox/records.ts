@@ -1,6 +1,7 @@
-// The v1 record shapes the sandbox serves: one interface and one field-order list per resource.
-// The field lists are the contract the gateway's mapping files are written against, so their order is
-// the reply order. This module must never hold data or behaviour: shapes only.
+// The v1 record shapes the sandbox serves: one interface and one field-order list per resource, the person
+// records built from the blocks they share (address, contact, team employment and profile). The field lists
+// are the contract the gateway's mapping files are written against, so their order is the reply order.
+// This module must never hold data or behaviour: shapes only.
 
 /** Integers and decimals are numbers, everything else a string; an empty value is null (v1 record rules). */
 type Text = string | null;
@@ -17,20 +18,63 @@ function completeFieldList<T>() {
   ): L => fields;
 }
 
-export interface ClientRecord {
-  object: 'client';
-  id: number;
-  first_name: Text;
-  last_name: Text;
+/** A postal address, in the order every record that has one lists it. */
+export interface PostalAddress {
   address1: Text;
   address2: Text;
   city: Text;
   state: Text;
   zipcode: Text;
   country: Text;
+}
+
+const POSTAL_ADDRESS_FIELDS = completeFieldList<PostalAddress>()([
+  'address1', 'address2', 'city', 'state', 'zipcode', 'country',
+]);
+
+/** Name, address and phone numbers: the block every person record (client, staff, practitioner) shares. */
+export interface PersonContact extends PostalAddress {
+  first_name: Text;
+  last_name: Text;
   p_phone: Text;
   s_phone: Text;
   text_phone: Text;
+}
+
+const PERSON_CONTACT_FIELDS = completeFieldList<PersonContact>()([
+  'first_name', 'last_name', ...POSTAL_ADDRESS_FIELDS, 'p_phone', 's_phone', 'text_phone',
+]);
+
+/** What staff and practitioners share after their contact block: e-mail, status and employment. */
+export interface TeamEmployment {
+  email: Text;
+  status: Text;
+  calendar_color: Text;
+  hire_date: Text;
+  wage_tier: Num;
+}
+
+const TEAM_EMPLOYMENT_FIELDS = completeFieldList<TeamEmployment>()([
+  'email', 'status', 'calendar_color', 'hire_date', 'wage_tier',
+]);
+
+/** What staff and practitioners share after their pay fields: the profile the team pages show. */
+export interface TeamProfile {
+  notes: Text;
+  position: Text;
+  excerpt: Text;
+  priority: Num;
+  headshot_url: Text;
+  send_welcome_message: Num;
+}
+
+const TEAM_PROFILE_FIELDS = completeFieldList<TeamProfile>()([
+  'notes', 'position', 'excerpt', 'priority', 'headshot_url', 'send_welcome_message',
+]);
+
+export interface ClientRecord extends PersonContact {
+  object: 'client';
+  id: number;
   dob: Text;
   status: Text;
   inactive_date: Text;
@@ -52,8 +96,7 @@ export interface ClientRecord {
 }
 
 export const CLIENT_FIELDS = completeFieldList<ClientRecord>()([
-  'object', 'id', 'first_name', 'last_name', 'address1', 'address2', 'city', 'state', 'zipcode', 'country',
-  'p_phone', 's_phone', 'text_phone', 'dob', 'status', 'inactive_date', 'inactive_reason', 'start_date', 'notes',
+  'object', 'id', ...PERSON_CONTACT_FIELDS, 'dob', 'status', 'inactive_date', 'inactive_reason', 'start_date', 'notes',
   'timezone', 'send_welcome_message', 'send_lesson_reminders', 'add_session', 'see_practs_information',
   'text_reminders', 'use_records', 'session_cancel', 'ace', 'hide_costs', 'username', 'email',
 ]);
@@ -74,43 +117,23 @@ export type StaffRecord = {
   users_id: Num;
   staff_settings_id: Num;
   admin_id: Num;
-  first_name: Text;
-  last_name: Text;
-  address1: Text;
-  address2: Text;
-  city: Text;
-  state: Text;
-  zipcode: Text;
-  country: Text;
-  p_phone: Text;
-  s_phone: Text;
-  text_phone: Text;
-  email: Text;
-  status: Text;
-  calendar_color: Text;
-  hire_date: Text;
-  wage_tier: Num;
-  notes: Text;
-  position: Text;
-  excerpt: Text;
-  priority: Num;
-  headshot_url: Text;
-  send_welcome_message: Num;
   s_staff: Num;
   s_timesheets: Num;
   s_session_control: Num;
   s_products: Num;
   s_records: Num;
-} & Record<StaffPermissionFlag, Num>;
+} & PersonContact &
+  TeamEmployment &
+  TeamProfile &
+  Record<StaffPermissionFlag, Num>;
 
 export const STAFF_FIELDS = completeFieldList<StaffRecord>()([
-  'object', 'id', 'users_id', 'staff_settings_id', 'admin_id', 'first_name', 'last_name', 'address1', 'address2',
-  'city', 'state', 'zipcode', 'country', 'p_phone', 's_phone', 'text_phone', 'email', 'status', 'calendar_color',
-  'hire_date', 'wage_tier', 'notes', 'position', 'excerpt', 'priority', 'headshot_url', 'send_welcome_message',
-  's_staff', 's_timesheets', 's_session_control', 's_products', 's_records', ...STAFF_PERMISSION_FLAGS,
+  'object', 'id', 'users_id', 'staff_settings_id', 'admin_id', ...PERSON_CONTACT_FIELDS, ...TEAM_EMPLOYMENT_FIELDS,
+  ...TEAM_PROFILE_FIELDS, 's_staff', 's_timesheets', 's_session_control', 's_products', 's_records',
+  ...STAFF_PERMISSION_FLAGS,
 ]);
 
-export interface PractitionerRecord {
+export interface PractitionerRecord extends PersonContact, TeamEmployment, TeamProfile {
   object: 'practitioner';
   id: number;
   pract_settings_id: Num;
@@ -118,29 +141,7 @@ export interface PractitionerRecord {
   admin_id: Num;
   /** Comma-separated availability ids: the first is the default schedule. A string in v1 too. */
   avail_id: Text;
-  first_name: Text;
-  last_name: Text;
-  address1: Text;
-  address2: Text;
-  city: Text;
-  state: Text;
-  zipcode: Text;
-  country: Text;
-  p_phone: Text;
-  s_phone: Text;
-  text_phone: Text;
-  email: Text;
-  status: Text;
-  calendar_color: Text;
-  hire_date: Text;
-  wage_tier: Num;
   add_value: Num;
-  notes: Text;
-  position: Text;
-  excerpt: Text;
-  priority: Num;
-  headshot_url: Text;
-  send_welcome_message: Num;
   send_lesson_reminders: Num;
   text_reminders: Num;
   see_clients_information: Num;
@@ -156,12 +157,10 @@ export interface PractitionerRecord {
 }
 
 export const PRACTITIONER_FIELDS = completeFieldList<PractitionerRecord>()([
-  'object', 'id', 'pract_settings_id', 'users_id', 'admin_id', 'avail_id', 'first_name', 'last_name', 'address1',
-  'address2', 'city', 'state', 'zipcode', 'country', 'p_phone', 's_phone', 'text_phone', 'email', 'status',
-  'calendar_color', 'hire_date', 'wage_tier', 'add_value', 'notes', 'position', 'excerpt', 'priority',
-  'headshot_url', 'send_welcome_message', 'send_lesson_reminders', 'text_reminders', 'see_clients_information',
-  'team_assess', 'see_other_appointments', 'can_reconcile_duration', 'set_breaks', 'multi_practs', 'online_booking',
-  'see_costs_wages', 'set_session_control', 'use_records',
+  'object', 'id', 'pract_settings_id', 'users_id', 'admin_id', 'avail_id', ...PERSON_CONTACT_FIELDS,
+  ...TEAM_EMPLOYMENT_FIELDS, 'add_value', ...TEAM_PROFILE_FIELDS, 'send_lesson_reminders', 'text_reminders',
+  'see_clients_information', 'team_assess', 'see_other_appointments', 'can_reconcile_duration', 'set_breaks',
+  'multi_practs', 'online_booking', 'see_costs_wages', 'set_session_control', 'use_records',
 ]);
 
 export interface ServiceRecord {
@@ -280,16 +279,10 @@ export const PAYMENT_FIELDS = completeFieldList<PaymentRecord>()([
   'created',
 ]);
 
-export interface LocationRecord {
+export interface LocationRecord extends PostalAddress {
   object: 'location';
   id: number;
   name: Text;
-  address1: Text;
-  address2: Text;
-  city: Text;
-  state: Text;
-  zipcode: Text;
-  country: Text;
   phone: Text;
   email: Text;
   /** Comma-separated ids of the practitioners working there. */
@@ -298,8 +291,7 @@ export interface LocationRecord {
 }
 
 export const LOCATION_FIELDS = completeFieldList<LocationRecord>()([
-  'object', 'id', 'name', 'address1', 'address2', 'city', 'state', 'zipcode', 'country', 'phone', 'email', 'pract_ids',
-  'status',
+  'object', 'id', 'name', ...POSTAL_ADDRESS_FIELDS, 'phone', 'email', 'pract_ids', 'status',
 ]);
 
 export interface SkillRecord {
