@@ -6,9 +6,11 @@ import { createPrng, type Prng } from './prng.js';
 import {
   STAFF_PERMISSION_FLAGS,
   type ClientRecord,
+  type PostalAddress,
   type PractitionerRecord,
   type StaffPermissionFlag,
   type StaffRecord,
+  type TeamProfile,
 } from './records.js';
 
 export const DEMO_CLIENT_COUNT = 300;
@@ -25,14 +27,16 @@ const LAST_NAMES = [
   'Müller', 'Kowalski', 'Okafor', 'Haddad', 'Silva', 'Tanaka', 'Dubois', 'Van der Berg', 'Smith-Jones',
 ] as const;
 const STREETS = ['Maple Ave', 'Oak St', 'Pine Rd', 'Cedar Ln', 'Elm St', 'Lakeview Dr', 'Hillcrest Rd', 'Main St'];
-const CITIES: readonly (readonly [city: string, state: string, zip: string, country: string])[] = [
-  ['Springfield', 'IL', '62704', 'US'],
-  ['Madison', 'WI', '53703', 'US'],
-  ['Austin', 'TX', '78701', 'US'],
-  ['Boulder', 'CO', '80302', 'US'],
-  ['Portland', 'OR', '97205', 'US'],
-  ['Brooklyn', 'NY', '11201', 'US'],
-  ['Toronto', 'ON', 'M5V 2T6', 'CA'],
+/** The part of an address below the street lines, spread into a record where its fields belong. */
+type Place = Pick<PostalAddress, 'city' | 'state' | 'zipcode' | 'country'>;
+const CITIES: readonly Place[] = [
+  { city: 'Springfield', state: 'IL', zipcode: '62704', country: 'US' },
+  { city: 'Madison', state: 'WI', zipcode: '53703', country: 'US' },
+  { city: 'Austin', state: 'TX', zipcode: '78701', country: 'US' },
+  { city: 'Boulder', state: 'CO', zipcode: '80302', country: 'US' },
+  { city: 'Portland', state: 'OR', zipcode: '97205', country: 'US' },
+  { city: 'Brooklyn', state: 'NY', zipcode: '11201', country: 'US' },
+  { city: 'Toronto', state: 'ON', zipcode: 'M5V 2T6', country: 'CA' },
 ];
 const CLIENT_TIMEZONES = [
   'America/New_York', 'America/New_York', 'America/New_York', 'America/Chicago', 'America/Chicago',
@@ -64,7 +68,7 @@ function flag(rng: Prng, pYes = 0.5): number {
 function generatedClient(rng: Prng, id: number): ClientRecord {
   const first = rng.pick(FIRST_NAMES);
   const last = rng.pick(LAST_NAMES);
-  const [city, state, zipcode, country] = rng.pick(CITIES);
+  const place = rng.pick(CITIES);
   const roll = rng.next();
   const status = roll < 0.75 ? 'active' : roll < 0.9 ? 'inactive' : 'prospect';
   const startDate = addDays('2015-01-05', rng.int(0, 3400));
@@ -89,10 +93,7 @@ function generatedClient(rng: Prng, id: number): ClientRecord {
     last_name: last,
     address1: `${String(rng.int(1, 9999))} ${rng.pick(STREETS)}`,
     address2: rng.chance(0.3) ? `Apt ${String(rng.int(1, 40))}${rng.pick(['A', 'B', 'C'])}` : null,
-    city,
-    state,
-    zipcode,
-    country,
+    ...place,
     p_phone: phone(rng),
     s_phone: rng.chance(0.35) ? phone(rng) : null,
     text_phone: rng.chance(0.1) ? `${phone(rng)}, ${phone(rng)}` : rng.chance(0.6) ? phone(rng) : null,
@@ -181,14 +182,27 @@ const STAFF_PEOPLE: readonly (readonly [first: string, last: string, priority: n
   ['Scarlett', 'Zimmer', 30, 'active'], ['Matthew', 'Abbott', 5, 'active'], ['Grace', 'Baker', 1, 'active'],
   ['Jackson', 'Cole', 20, 'active'], ['Chloe', 'Dunn', 10, 'active'], ['Sebastian', 'Ellis', 50, 'active'],
 ];
-const POSITIONS = ['Office Manager', 'Scheduler', 'Billing Specialist', 'Front Desk', 'Director', 'Marketing Lead'];
-const EXCERPTS = [
-  '<p>Keeps the schedule <strong>running</strong> smoothly.</p>',
-  'Ask me about billing & payment plans.',
-  '<p>Ten years with the team; loves <em>spreadsheets</em>.</p>',
-  'Friendly voice on the phone.',
-  null,
-];
+
+/** The texts of one team page (staff or practitioners); how a profile is drawn from them is shared. */
+interface TeamTexts {
+  headshotPrefix: string;
+  note: string;
+  positions: readonly string[];
+  excerpts: readonly (string | null)[];
+}
+
+const STAFF_TEXTS: TeamTexts = {
+  headshotPrefix: 'staff',
+  note: 'Keys to the back office',
+  positions: ['Office Manager', 'Scheduler', 'Billing Specialist', 'Front Desk', 'Director', 'Marketing Lead'],
+  excerpts: [
+    '<p>Keeps the schedule <strong>running</strong> smoothly.</p>',
+    'Ask me about billing & payment plans.',
+    '<p>Ten years with the team; loves <em>spreadsheets</em>.</p>',
+    'Friendly voice on the phone.',
+    null,
+  ],
+};
 
 /** headshot_url the way the earlier API had it: a file name, an empty string or "blank.png". */
 function headshot(rng: Prng, id: number, prefix: string): string | null {
@@ -198,11 +212,23 @@ function headshot(rng: Prng, id: number, prefix: string): string | null {
   return `${prefix}-${String(id)}-${String(rng.int(1000, 9999))}.jpg`;
 }
 
+/** The profile fields of a team member, drawn in reply order; without `hasHeadshot` headshot_url is null. */
+function teamProfile(rng: Prng, id: number, priority: number | null, texts: TeamTexts, hasHeadshot = true): TeamProfile {
+  return {
+    notes: rng.chance(0.2) ? texts.note : null,
+    position: rng.pick(texts.positions),
+    excerpt: rng.pick(texts.excerpts),
+    priority,
+    headshot_url: hasHeadshot ? headshot(rng, id, texts.headshotPrefix) : null,
+    send_welcome_message: flag(rng, 0.7),
+  };
+}
+
 export function demoStaff(seed: number): StaffRecord[] {
   const rng = createPrng(seed);
   return STAFF_PEOPLE.map(([first, last, priority, status], index): StaffRecord => {
     const id = index + 1;
-    const [city, state, zipcode, country] = rng.pick(CITIES);
+    const place = rng.pick(CITIES);
     const flags = Object.fromEntries(STAFF_PERMISSION_FLAGS.map((name) => [name, flag(rng, 0.4)])) as Record<
       StaffPermissionFlag,
       number
@@ -217,10 +243,7 @@ export function demoStaff(seed: number): StaffRecord[] {
       last_name: last,
       address1: `${String(rng.int(1, 999))} ${rng.pick(STREETS)}`,
       address2: rng.chance(0.2) ? `Suite ${String(rng.int(100, 400))}` : null,
-      city,
-      state,
-      zipcode,
-      country,
+      ...place,
       p_phone: phone(rng),
       s_phone: rng.chance(0.3) ? phone(rng) : null,
       text_phone: rng.chance(0.5) ? phone(rng) : null,
@@ -229,12 +252,7 @@ export function demoStaff(seed: number): StaffRecord[] {
       calendar_color: rng.pick(COLORS),
       hire_date: addDays('2012-02-01', rng.int(0, 4000)),
       wage_tier: rng.pick([1, 2]),
-      notes: rng.chance(0.2) ? 'Keys to the back office' : null,
-      position: rng.pick(POSITIONS),
-      excerpt: rng.pick(EXCERPTS),
-      priority,
-      headshot_url: headshot(rng, id, 'staff'),
-      send_welcome_message: flag(rng, 0.7),
+      ...teamProfile(rng, id, priority, STAFF_TEXTS),
       s_staff: rng.int(0, 3),
       s_timesheets: rng.int(0, 7),
       s_session_control: rng.int(0, 2),
@@ -257,20 +275,24 @@ const PRACT_PEOPLE: readonly (readonly [first: string, last: string, priority: n
   ['Leo', 'Moreau', 3, 'active'], ['Grace', 'Oyelaran', 50, 'active'], ['Chris', "D'Angelo", 20, 'active'],
   ['Anna', 'Berg', 10, 'active'],
 ];
-const PRACT_POSITIONS = ['Swim Instructor', 'Piano Teacher', 'Math Tutor', 'Speech Therapist', 'Reading Specialist', 'SAT Coach'];
-const PRACT_EXCERPTS = [
-  '<p>Certified lifeguard and <strong>WSI</strong> instructor.</p>',
-  'Twelve years of teaching & performing.',
-  '<p>Makes algebra <em>fun</em>.</p>',
-  'Patient, calm and encouraging.',
-  null,
-];
+const PRACT_TEXTS: TeamTexts = {
+  headshotPrefix: 'pract',
+  note: 'Prefers morning sessions',
+  positions: ['Swim Instructor', 'Piano Teacher', 'Math Tutor', 'Speech Therapist', 'Reading Specialist', 'SAT Coach'],
+  excerpts: [
+    '<p>Certified lifeguard and <strong>WSI</strong> instructor.</p>',
+    'Twelve years of teaching & performing.',
+    '<p>Makes algebra <em>fun</em>.</p>',
+    'Patient, calm and encouraging.',
+    null,
+  ],
+};
 
 export function demoPractitioners(seed: number): PractitionerRecord[] {
   const rng = createPrng(seed);
   return PRACT_PEOPLE.map(([first, last, priority, status], index): PractitionerRecord => {
     const id = index + 1;
-    const [city, state, zipcode, country] = rng.pick(CITIES);
+    const place = rng.pick(CITIES);
     const availBase = 30 + id * 2;
     return {
       object: 'practitioner',
@@ -283,10 +305,7 @@ export function demoPractitioners(seed: number): PractitionerRecord[] {
       last_name: last,
       address1: id % 8 === 0 ? null : `${String(rng.int(1, 999))} ${rng.pick(STREETS)}`,
       address2: rng.chance(0.2) ? `Unit ${String(rng.int(1, 30))}` : null,
-      city,
-      state,
-      zipcode,
-      country,
+      ...place,
       p_phone: phone(rng),
       s_phone: rng.chance(0.3) ? phone(rng) : null,
       text_phone: rng.chance(0.15) ? `${phone(rng)}, ${phone(rng)}` : phone(rng),
@@ -296,12 +315,8 @@ export function demoPractitioners(seed: number): PractitionerRecord[] {
       hire_date: id === 20 ? null : addDays('2014-06-01', rng.int(0, 3500)),
       wage_tier: rng.int(0, 2),
       add_value: id === 9 ? null : rng.pick([0, 5, 7.25, 12.5, 15, 20.75]),
-      notes: rng.chance(0.2) ? 'Prefers morning sessions' : null,
-      position: rng.pick(PRACT_POSITIONS),
-      excerpt: rng.pick(PRACT_EXCERPTS),
-      priority,
-      headshot_url: id === 9 ? null : headshot(rng, id, 'pract'),
-      send_welcome_message: flag(rng, 0.7),
+      // Practitioner 9 is the one with empty fields: no add_value, priority or headshot.
+      ...teamProfile(rng, id, priority, PRACT_TEXTS, id !== 9),
       send_lesson_reminders: flag(rng, 0.7),
       text_reminders: flag(rng, 0.4),
       see_clients_information: flag(rng, 0.6),
