@@ -19,8 +19,9 @@
 import { z } from 'zod';
 import { optionalDate, optionalFlag, optionalText, parseBody, requiredText, time } from './body-fields.js';
 import { SandboxError } from './errors.js';
-import type { AvailabilityRecord, ClientRecord } from './records.js';
-import { nextId, type SandboxState } from './state.js';
+import { appendRecord, requireKnownTimezone } from './new-records.js';
+import { CLIENT_FIELDS, type AvailabilityRecord, type ClientRecord } from './records.js';
+import type { SandboxState } from './state.js';
 
 const CLIENT_STATUSES = ['active', 'inactive', 'prospect'] as const;
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -95,9 +96,7 @@ const newClientSchema = z.object({
 export function createClient(state: SandboxState, body: unknown, today: string): ClientRecord {
   const input = parseBody(newClientSchema, body);
 
-  if (input.timezone !== null && !state.timezones.some((t) => t.name === input.timezone)) {
-    throw new SandboxError('invalid_request', 'timezone must be a time zone name listed by /api/v1/timezones');
-  }
+  requireKnownTimezone(state, input.timezone);
   const username = input.username?.toLowerCase();
   if (username !== undefined && state.clients.some((c) => c.username?.toLowerCase() === username)) {
     throw new SandboxError('conflict', 'username already exists');
@@ -107,40 +106,12 @@ export function createClient(state: SandboxState, body: unknown, today: string):
     throw new SandboxError('conflict', 'a client with this email already exists');
   }
 
-  const client: ClientRecord = {
+  // The body fields are the record's fields; password and availability are not, so they are left out.
+  const client = appendRecord(state.clients, CLIENT_FIELDS, {
+    ...input,
     object: 'client',
-    id: nextId(state.clients),
-    first_name: input.first_name,
-    last_name: input.last_name,
-    address1: input.address1,
-    address2: input.address2,
-    city: input.city,
-    state: input.state,
-    zipcode: input.zipcode,
-    country: input.country,
-    p_phone: input.p_phone,
-    s_phone: input.s_phone,
-    text_phone: input.text_phone,
-    dob: input.dob,
-    status: input.status,
-    inactive_date: input.inactive_date,
-    inactive_reason: input.inactive_reason,
     start_date: input.start_date ?? today,
-    notes: input.notes,
-    timezone: input.timezone,
-    send_welcome_message: input.send_welcome_message,
-    send_lesson_reminders: input.send_lesson_reminders,
-    add_session: input.add_session,
-    see_practs_information: input.see_practs_information,
-    text_reminders: input.text_reminders,
-    use_records: input.use_records,
-    session_cancel: input.session_cancel,
-    ace: input.ace,
-    hide_costs: input.hide_costs,
-    username: input.username,
-    email: input.email,
-  };
-  state.clients.push(client);
+  });
   for (const window of input.availability ?? []) {
     const entry: AvailabilityRecord = { client_id: client.id, day: window.day, start: window.start, end: window.end };
     state.availability.push(entry);

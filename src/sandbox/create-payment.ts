@@ -20,8 +20,9 @@
 import { z } from 'zod';
 import { optionalFlag, optionalId, optionalText, parseBody, requiredId } from './body-fields.js';
 import { SandboxError } from './errors.js';
-import type { DiscountRecord, PaymentRecord } from './records.js';
-import { nextId, type SandboxState } from './state.js';
+import { appendRecord, requireKnownTimezone } from './new-records.js';
+import { PAYMENT_FIELDS, type DiscountRecord, type PaymentRecord } from './records.js';
+import type { SandboxState } from './state.js';
 import { SANDBOX_TEST_TOKENS } from './test-tokens.js';
 
 /** Time zone of a payment sent without one (the earlier API's documented default). */
@@ -65,9 +66,7 @@ function checkDiscount(state: SandboxState, code: string, serviceId: number | nu
 export function createPayment(state: SandboxState, body: unknown, today: string): PaymentOutcome {
   const input = parseBody(paymentSchema, body);
 
-  if (input.timezone !== null && !state.timezones.some((t) => t.name === input.timezone)) {
-    throw new SandboxError('invalid_request', 'timezone must be a time zone name listed by /api/v1/timezones');
-  }
+  requireKnownTimezone(state, input.timezone);
   if (!state.clients.some((c) => c.id === input.client_id)) {
     throw new SandboxError('not_found', `no client with id ${String(input.client_id)}`);
   }
@@ -86,20 +85,15 @@ export function createPayment(state: SandboxState, body: unknown, today: string)
     throw new SandboxError('payment_refused', 'the payment was refused by the processor');
   }
 
-  const payment: PaymentRecord = {
+  // The token and qb_customer_id are body fields only: appendRecord keeps the payment record's fields.
+  const payment = appendRecord(state.payments, PAYMENT_FIELDS, {
+    ...input,
     object: 'payment',
-    id: nextId(state.payments),
-    client_id: input.client_id,
-    service_id: input.service_id,
-    amount: input.amount,
     discount_code: discount?.code ?? null,
-    note: input.note,
-    send_email: input.send_email,
     timezone: input.timezone ?? DEFAULT_PAYMENT_TIMEZONE,
     status: 'completed',
     created: today,
-  };
-  state.payments.push(payment);
+  });
   if (discount !== undefined) discount.uses = (discount.uses ?? 0) + 1;
   return { payment, delayReply: input.token === SANDBOX_TEST_TOKENS.timeout.token };
 }

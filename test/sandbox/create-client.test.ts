@@ -59,6 +59,8 @@ describe('POST /api/v1/clients', () => {
     expect(r.text).not.toContain('S3cret');
     expect(Object.keys(r.body as object)).not.toContain('password');
     expect(JSON.stringify(state)).not.toContain('S3cret');
+    // The stored record holds the client fields alone, in order, as the reply does.
+    expect(JSON.stringify(state.clients.at(-1))).toBe(r.text);
   });
 
   it('requires first_name, last_name and status, naming the field', async () => {

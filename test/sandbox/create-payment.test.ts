@@ -28,6 +28,9 @@ describe('POST /api/v1/payments', () => {
       }),
     );
     expect(r.text).not.toContain('tok_visa');
+    // The stored record holds the payment fields alone, in order: never the token or qb_customer_id.
+    expect(JSON.stringify(state.payments.at(-1))).toBe(r.text);
+    expect(JSON.stringify(state)).not.toContain('tok_visa');
     const one = await call(url, `/api/v1/payments/${String(nextId)}`, { headers: PRIMARY });
     expect(one.text).toBe(r.text);
   });
