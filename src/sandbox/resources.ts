@@ -1,6 +1,6 @@
 // The v1 resources the sandbox serves: path name, record name, field order, filters and verbs of each,
-// and the serialiser that writes a record in its field order. Data only plus one pure function:
-// it must never do I/O or change the state.
+// and the serialiser that writes a record in its field order. A table of what each resource has of its own
+// and pure functions: it must never do I/O or change the state.
 import {
   CLIENT_FIELDS,
   DISCOUNT_FIELDS,
@@ -47,112 +47,78 @@ export interface ResourceDef {
   collectionVerbs: readonly HttpVerb[];
 }
 
-const READ_ONLY: readonly HttpVerb[] = ['GET'];
+/**
+ * What one resource has of its own; the rest follows from its path name. A filter is named after the field
+ * it compares; `records` is, unless given, the state list of the same name; verbs are GET only unless given.
+ */
+interface ResourceSpec {
+  objectName: string;
+  fields: readonly string[];
+  filters?: Readonly<Record<string, FilterMatch>>;
+  records?: (state: SandboxState) => readonly object[];
+  collectionVerbs?: readonly HttpVerb[];
+}
 
-const RESOURCE_LIST: readonly ResourceDef[] = [
-  {
-    name: 'clients',
+/** The state lists a resource can serve under their own name. */
+type ListName = Exclude<keyof SandboxState, 'availability' | 'requests' | 'gate'>;
+
+// In the order the index call lists them.
+const RESOURCE_SPECS: Readonly<Record<ListName, ResourceSpec>> = {
+  clients: {
     objectName: 'client',
     fields: CLIENT_FIELDS,
-    records: (s) => s.clients,
     filters: {
-      email: { field: 'email', match: 'email-list' },
-      username: { field: 'username', match: 'case-insensitive' },
-      first_name: { field: 'first_name', match: 'case-insensitive' },
-      last_name: { field: 'last_name', match: 'case-insensitive' },
-      status: { field: 'status', match: 'exact' },
+      email: 'email-list',
+      username: 'case-insensitive',
+      first_name: 'case-insensitive',
+      last_name: 'case-insensitive',
+      status: 'exact',
     },
     collectionVerbs: ['GET', 'POST'],
   },
-  {
-    name: 'discounts',
-    objectName: 'discount',
-    fields: DISCOUNT_FIELDS,
-    records: (s) => s.discounts,
-    filters: { code: { field: 'code', match: 'case-insensitive' } },
-    collectionVerbs: READ_ONLY,
-  },
-  {
-    name: 'locations',
-    objectName: 'location',
-    fields: LOCATION_FIELDS,
-    records: (s) => s.locations,
-    filters: { status: { field: 'status', match: 'exact' } },
-    collectionVerbs: READ_ONLY,
-  },
-  {
-    name: 'packages',
+  discounts: { objectName: 'discount', fields: DISCOUNT_FIELDS, filters: { code: 'case-insensitive' } },
+  locations: { objectName: 'location', fields: LOCATION_FIELDS, filters: { status: 'exact' } },
+  packages: {
     objectName: 'package',
     fields: PACKAGE_FIELDS,
+    filters: { status: 'exact', service_id: 'integer' },
     // v1 record rule 8: deleted packages are not returned, neither listed nor by id.
     records: (s) => s.packages.filter((p) => p.status !== 'deleted'),
-    filters: { status: { field: 'status', match: 'exact' }, service_id: { field: 'service_id', match: 'integer' } },
-    collectionVerbs: READ_ONLY,
   },
-  {
-    name: 'payments',
+  payments: {
     objectName: 'payment',
     fields: PAYMENT_FIELDS,
-    records: (s) => s.payments,
-    filters: { client_id: { field: 'client_id', match: 'integer' } },
+    filters: { client_id: 'integer' },
     collectionVerbs: ['GET', 'POST'],
   },
-  {
-    name: 'practitioners',
-    objectName: 'practitioner',
-    fields: PRACTITIONER_FIELDS,
-    records: (s) => s.practitioners,
-    filters: { status: { field: 'status', match: 'exact' } },
-    collectionVerbs: READ_ONLY,
-  },
-  {
-    name: 'services',
-    objectName: 'service',
-    fields: SERVICE_FIELDS,
-    records: (s) => s.services,
-    filters: {
-      group_id: { field: 'group_id', match: 'integer' },
-      service_status: { field: 'service_status', match: 'integer' },
-    },
-    collectionVerbs: READ_ONLY,
-  },
-  {
-    name: 'sessions',
+  practitioners: { objectName: 'practitioner', fields: PRACTITIONER_FIELDS, filters: { status: 'exact' } },
+  services: { objectName: 'service', fields: SERVICE_FIELDS, filters: { group_id: 'integer', service_status: 'integer' } },
+  sessions: {
     objectName: 'session',
     fields: SESSION_FIELDS,
-    records: (s) => s.sessions,
-    filters: {
-      client_id: { field: 'client_id', match: 'integer' },
-      pract_id: { field: 'pract_id', match: 'integer' },
-      session_date: { field: 'session_date', match: 'date' },
-    },
-    collectionVerbs: READ_ONLY,
+    filters: { client_id: 'integer', pract_id: 'integer', session_date: 'date' },
   },
-  {
-    name: 'skills',
-    objectName: 'skill',
-    fields: SKILL_FIELDS,
-    records: (s) => s.skills,
-    filters: {},
-    collectionVerbs: READ_ONLY,
-  },
-  {
-    name: 'staff',
-    objectName: 'staff',
-    fields: STAFF_FIELDS,
-    records: (s) => s.staff,
-    filters: { status: { field: 'status', match: 'exact' } },
-    collectionVerbs: READ_ONLY,
-  },
-  {
-    name: 'timezones',
-    objectName: 'timezone',
-    fields: TIMEZONE_FIELDS,
-    records: (s) => s.timezones,
-    filters: { name: { field: 'name', match: 'exact' } },
-    collectionVerbs: READ_ONLY,
-  },
-];
+  skills: { objectName: 'skill', fields: SKILL_FIELDS },
+  staff: { objectName: 'staff', fields: STAFF_FIELDS, filters: { status: 'exact' } },
+  timezones: { objectName: 'timezone', fields: TIMEZONE_FIELDS, filters: { name: 'exact' } },
+};
+
+function resourceDef(name: ListName, spec: ResourceSpec): ResourceDef {
+  const filters: Record<string, FilterDef> = {};
+  for (const [filter, match] of Object.entries(spec.filters ?? {})) filters[filter] = { field: filter, match };
+  return {
+    name,
+    objectName: spec.objectName,
+    fields: spec.fields,
+    records: spec.records ?? ((state) => state[name]),
+    filters,
+    collectionVerbs: spec.collectionVerbs ?? ['GET'],
+  };
+}
+
+const RESOURCE_LIST: readonly ResourceDef[] = (Object.keys(RESOURCE_SPECS) as ListName[]).map((name) =>
+  resourceDef(name, RESOURCE_SPECS[name]),
+);
 
 export const RESOURCES: ReadonlyMap<string, ResourceDef> = new Map(RESOURCE_LIST.map((r) => [r.name, r]));
 
