@@ -1,22 +1,25 @@
 // `legacy-gateway serve`: reads the environment, starts the gateway, and stops it on SIGTERM/SIGINT:
 // the gateway drains (see src/gateway/lifecycle.ts), then the process exits; a second signal exits at once.
-// Start-up problems (bad setting, bad mapping file) are printed plainly and exit 1, without a stack trace.
+// Start-up problems are printed plainly, one line each, without a stack trace: a bad setting, mapping or
+// operator file exits 2 (an input error), a listener that cannot be opened (the port in use) exits 1.
 import { ConfigError, loadConfig } from '../gateway/config.js';
 import { StaticFileError } from '../gateway/loaders/static-records.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { createLogger } from '../gateway/logging.js';
 import { startServing } from './serving.js';
 
+/** Prints one line per problem line, each naming the command. */
+function refuse(message: string, exitCode: 1 | 2): void {
+  for (const line of message.split('\n')) process.stderr.write(`legacy-gateway: ${line}\n`);
+  process.exitCode = exitCode;
+}
+
 export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let config;
   try {
     config = loadConfig(env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`legacy-gateway: ${err.message}\n`);
-      process.exitCode = 1;
-      return;
-    }
+    if (err instanceof ConfigError) return refuse(err.message, 2);
     throw err;
   }
   const logger = createLogger(config.logLevel);
@@ -25,16 +28,12 @@ export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<vo
     gateway = await startServing({ config, logger });
   } catch (err) {
     if (err instanceof MappingSetError || err instanceof StaticFileError || err instanceof ConfigError) {
-      process.stderr.write(`legacy-gateway: cannot start: ${err.message}\n`);
-      process.exitCode = 1;
-      return;
+      return refuse(`cannot start: ${err.message}`, 2);
     }
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       const port = (err as { port?: unknown }).port ?? config.port;
-      process.stderr.write(`legacy-gateway: cannot listen on ${config.host}:${String(port)} (${code})\n`);
-      process.exitCode = 1;
-      return;
+      return refuse(`cannot listen on ${config.host}:${String(port)} (${code})`, 1);
     }
     throw err;
   }

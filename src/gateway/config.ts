@@ -95,6 +95,13 @@ export interface GatewayConfig {
   cacheMinUses: number;
 }
 
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Whether a listening address is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

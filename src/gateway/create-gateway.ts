@@ -19,6 +19,7 @@ import { paymentRoute } from './routes/payment.js';
 import { IdempotencyStore } from './state/idempotency-store.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
 import { countStep } from './steps/count.js';
+import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
 import { guardStep } from './steps/guard.js';
 import { logStep } from './steps/log.js';
 import { replyCacheStep } from './steps/reply-cache.js';
@@ -51,6 +52,8 @@ export interface GatewayParts {
   recorder?: Step;
   /** The caches' clock (ms since the epoch); tests pass a fake one instead of waiting for TTLs. */
   now?: () => number;
+  /** The upstream is the embedded sandbox's demo data: every reply and /readyz say so. */
+  demo?: boolean;
 }
 
 export interface Gateway {
@@ -64,6 +67,7 @@ export interface Gateway {
 function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
   const { lifecycle, recorder, settings, now } = parts;
   const steps: Step[] = [];
+  if (parts.demo) steps.push(demoNoticeStep);
   if (lifecycle) steps.push(trackStep(lifecycle));
   steps.push(countStep(metrics), logStep(parts.logger), guardStep);
   if (recorder) steps.push(recorder);
@@ -92,6 +96,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     timeoutMs: settings.upstreamTimeoutMs,
     isDraining: () => lifecycle?.draining() ?? false,
     mappingCount: parts.mappings.size,
+    ...(parts.demo ? { notice: DEMO_NOTICE } : {}),
   });
   const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords };
   const table = buildRouteTable(parts.mappings, {

@@ -1,12 +1,15 @@
 // The gateway's shutdown: knows every request in flight, and drains them on SIGTERM. Draining means:
 // readiness turns 503 at once, the listener stops accepting, idle keep-alive connections close, replies
 // still to come carry `Connection: close`, and the gateway waits until no request is in flight or
-// SHUTDOWN_TIMEOUT_MS has passed; then it cuts off what is left, except requests marked "must finish"
-// (a payment in flight) and work held with holdUntilDone, which it waits for past the deadline: each is
-// bounded by its own upstream timeout, and a payment that was sent must always be answered.
+// SHUTDOWN_TIMEOUT_MS has passed. At that deadline every other request still waiting is answered with a
+// legacy-shaped 503 (one whose reply had already started is cut off: nothing legacy-shaped can follow),
+// except requests marked "must finish" (a payment in flight) and work held with holdUntilDone, which it
+// waits for past the deadline: each is bounded by its own upstream timeout, and a payment that was sent
+// must always be answered.
 // It never ends a must-finish request itself, and never exits the process (the CLI does).
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatewayError, legacyFailure } from '../shared/errors.js';
 
 export interface RequestLifecycle {
   /** Called by the listener for every request it receives. */
@@ -24,7 +27,7 @@ export interface RequestLifecycle {
 export interface DrainReport {
   /** Requests that finished during the drain. */
   finished: number;
-  /** Requests still unanswered at the deadline, whose connections were closed. */
+  /** Requests still unanswered at the deadline: answered 503, or cut off when their reply had started. */
   cutOff: number;
   /** Must-finish requests and held work that ran past the deadline. */
   waitedPastDeadline: number;
@@ -34,6 +37,19 @@ interface Tracked {
   req: IncomingMessage;
   res: ServerResponse;
   mustFinish: boolean;
+}
+
+const SHUTTING_DOWN = new GatewayError('LGW_NOT_READY', 'the gateway is shutting down: retry the call');
+
+/** The deadline's answer to a request still waiting: a legacy 503 when nothing of its reply has gone out. */
+function answerShuttingDown(t: Tracked): void {
+  if (t.res.headersSent) {
+    t.res.destroy();
+    return;
+  }
+  const body = JSON.stringify(legacyFailure(SHUTTING_DOWN.message));
+  t.res.writeHead(SHUTTING_DOWN.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  t.res.end(body);
 }
 
 /** While draining, the connection of this reply closes once it is sent (the client reconnects elsewhere). */
@@ -136,7 +152,7 @@ class Lifecycle implements RequestLifecycle {
     for (const t of [...this.tracked.values()]) {
       if (t.mustFinish) continue;
       cutOff++;
-      t.res.destroy();
+      answerShuttingDown(t);
     }
     server.closeIdleConnections();
     const mustFinish = (): Tracked[] => [...this.tracked.values()].filter((t) => t.mustFinish);

@@ -3,11 +3,13 @@
 // METRICS_PORT, never the public port, and the recorder), and listens on HOST:PORT. The upstream is
 // UPSTREAM_URL, or the one the caller composes in (the serve command's embedded sandbox): this module
 // never starts or imports the sandbox.
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { ConfigError, type GatewayConfig } from './config.js';
+import { ConfigError, isLoopbackHost, type GatewayConfig } from './config.js';
 import { createGateway, type Gateway } from './create-gateway.js';
 import { routerListener } from './edge/router.js';
 import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
@@ -41,6 +43,8 @@ export interface ComposedUpstream {
   url: string;
   /** The key lent to calls that bring none (the sandbox's demo key). */
   apiKey: string | undefined;
+  /** Demo data (the embedded sandbox): every reply and /readyz say so. */
+  demo?: boolean;
 }
 
 export interface StartOptions {
@@ -51,15 +55,24 @@ export interface StartOptions {
   upstream?: ComposedUpstream;
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
 /** The key is lent to every caller who can reach the listener: beyond loopback only when asked for. */
 function checkKeyExposure(config: GatewayConfig, logger: Logger): void {
-  if (config.upstreamApiKey === undefined || LOOPBACK.test(config.host)) return;
+  if (config.upstreamApiKey === undefined || isLoopbackHost(config.host)) return;
   if (!config.hostExplicit) {
     throw new ConfigError(`HOST: refusing to listen on ${config.host} with UPSTREAM_API_KEY set unless HOST is set explicitly`);
   }
   logger.warn({ host: config.host }, 'this gateway holds UPSTREAM_API_KEY and listens beyond loopback: every caller can use the key');
+}
+
+/** RECORD_FILE: its folder is created, and the file must open for appending, before the gateway listens;
+ * a recording that could not even start is refused at start, never silently dropped. */
+function prepareRecordFile(file: string): void {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    closeSync(openSync(file, 'a'));
+  } catch (err) {
+    throw new ConfigError(`RECORD_FILE: cannot write ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
 }
 
 async function loadFiles(config: GatewayConfig): Promise<MappingDirectory & { payment: NonNullable<MappingDirectory['payment']> }> {
@@ -144,6 +157,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const prometheus = config.metricsPort === undefined ? undefined : createPrometheusMetrics({ legacyMethods: mappings.keys() });
   const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
   // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
+  if (config.recordFile) prepareRecordFile(config.recordFile);
   const recorder = config.recordFile
     ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
     : undefined;
@@ -157,9 +171,15 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     ...(prometheus ? { metrics: prometheus } : {}),
     ...(recorder ? { recorder: recorder.step } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.upstream?.demo ? { demo: true } : {}),
   });
   const server = createServer(config, routerListener(gateway.router));
-  const port = await listen(server, config);
+  const port = await listen(server, config).catch(async (err: unknown) => {
+    // Nothing may keep the process alive after a failed start (a port in use, say).
+    await gateway.close();
+    await recorder?.close();
+    throw err;
+  });
   const resources: Resources = { server, lifecycle, gateway, recorder };
   resources.metricsServer = await startMetrics(prometheus, config, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -73,12 +73,9 @@ describe('drain', () => {
     expect(gateway.logs.some((l) => l.includes('"msg":"drained"') && l.includes('"cutOff":0'))).toBe(true);
   });
 
-  it('cuts other requests off at SHUTDOWN_TIMEOUT_MS, but a payment in flight always finishes and answers', async () => {
+  it('answers other requests a legacy 503 at SHUTDOWN_TIMEOUT_MS, but a payment in flight always finishes and answers', async () => {
     const gateway = await startHardenedGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '100', UPSTREAM_TIMEOUT_MS: '10000' });
-    const read = fetchText(`${gateway.url}/api/staffs/0/1`).then(
-      () => 'answered',
-      () => 'cut off',
-    );
+    const read = fetchText(`${gateway.url}/api/staffs/0/1`);
     const payment = fetchText(`${gateway.url}/api/payment`, {
       method: 'POST',
       body: new URLSearchParams({ client_id: '1', revenue_amount: '45.50', send_email: '0' }),
@@ -86,8 +83,11 @@ describe('drain', () => {
     // The read's v1 call and the payment's first one (its client check) are both held.
     await arrivals(2);
     const closed = gateway.close();
-    // The read is cut off by the deadline; only then does the upstream answer the payment's calls.
-    expect(await read).toBe('cut off');
+    // The read is answered 503 at the deadline; only then does the upstream answer the payment's calls.
+    const shutDown = await read;
+    expect(shutDown.status).toBe(503);
+    expect(shutDown.headers.get('connection')).toBe('close');
+    expect(shutDown.text).toBe('{"status":"failure","response":"the gateway is shutting down: retry the call"}');
     release();
     const paid = await payment;
     expect(paid.status).toBe(200);

@@ -6,8 +6,10 @@ export function writeJson(res: ServerResponse, status: number, body: unknown): v
   writeJsonBytes(res, status, Buffer.from(JSON.stringify(body)));
 }
 
-/** Writes an already serialised JSON reply. */
+/** Writes an already serialised JSON reply; nothing when the request was answered meanwhile (the
+ * shutdown deadline answers a waiting request with a 503). */
 export function writeJsonBytes(res: ServerResponse, status: number, bytes: Buffer): void {
+  if (res.headersSent) return;
   res.statusCode = status;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', bytes.length);

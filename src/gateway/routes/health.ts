@@ -9,6 +9,8 @@ export interface ReadinessDeps {
   timeoutMs: number;
   isDraining: () => boolean;
   mappingCount: number;
+  /** Said in every /readyz body (sandbox mode: the upstream is demo data). */
+  notice?: string;
 }
 
 /** Probes at most once per `cacheMs`, so a load balancer polling /readyz cannot flood the upstream. */
@@ -46,12 +48,14 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
       writeJson(res, 200, { status: 'ok' });
     },
     async readyz(_req: IncomingMessage, res: ServerResponse): Promise<void> {
-      if (deps.isDraining()) return writeJson(res, 503, { status: 'draining' });
+      const sandbox = deps.notice === undefined ? {} : { sandbox: deps.notice };
+      if (deps.isDraining()) return writeJson(res, 503, { status: 'draining', ...sandbox });
       const upstream = await upstreamReachable();
       writeJson(res, upstream ? 200 : 503, {
         status: upstream ? 'ready' : 'upstream unreachable',
         mappings: deps.mappingCount,
         upstream: upstream ? 'reachable' : 'unreachable',
+        ...sandbox,
       });
     },
   };

@@ -39,6 +39,8 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
           return reply.body;
         },
       });
+      // Answered meanwhile (the shutdown deadline): nothing more to write.
+      if (res.headersSent) return;
       // Stale-if-error: an upstream fault was answered from a reply cached within the last hour.
       if (stale) res.setHeader('warning', '110 - "Response is Stale"');
       const bytes = Buffer.from(JSON.stringify(body));
@@ -46,7 +48,7 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
       if (!stale && Number.isFinite(freshUntil)) ctx.keepReply?.(bytes, freshUntil);
       writeJsonBytes(res, 200, bytes);
     } catch (err) {
-      sendLegacyError(req, res, err);
+      if (!res.writableEnded) sendLegacyError(req, res, err);
     }
   };
 }

@@ -40,6 +40,12 @@ export class ReplyRelay implements Dispatcher.DispatchHandler {
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (statusCode < 200) return; // 1xx: informational, the final reply follows
+    // The caller was answered meanwhile (the shutdown deadline's 503) or is gone: stop the exchange.
+    if (this.res.headersSent || this.res.destroyed) {
+      this.finished = true;
+      controller.abort(new Error('the caller was answered already'));
+      return;
+    }
     this.res.writeHead(statusCode, this.events.replyStarted(statusCode, headers));
     this.started = true;
     this.res.on('drain', () => controller.resume());
@@ -58,7 +64,8 @@ export class ReplyRelay implements Dispatcher.DispatchHandler {
     if (this.finished) return;
     this.finished = true;
     // Once the reply has started nothing legacy-shaped can follow: the caller sees the connection end.
-    if (this.started || this.res.headersSent || this.res.destroyed) this.res.destroy();
+    if (this.started) this.res.destroy();
+    else if (this.res.headersSent || this.res.destroyed) return; // answered meanwhile (the shutdown deadline)
     else this.events.failedBeforeReply(err);
   }
 }

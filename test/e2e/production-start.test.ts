@@ -1,0 +1,170 @@
+// Starting the gateway as an operator does (`node dist/cli.js serve`, `npm start`): a production start
+// never serves demo data, every bad setting stops start-up with one line naming it, a busy port exits
+// non-zero in every mode, RECORD_FILE's folder is created (or the start refused), SIGTERM sent to
+// `npm start` drains and stops the gateway, and sandbox mode says so in every reply and in /readyz.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { fetchReply } from '../helpers/fetch-reply.js';
+import { startTestGateway } from '../helpers/gateway.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'dist/cli.js');
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'lgw-start-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const BASE_ENV = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info' };
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `serve` expecting it to stop by itself (a refused start). */
+function serveOnce(env: Record<string, string>): Promise<Outcome> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, 'serve'], { env: { ...BASE_ENV, ...env }, timeout: 15_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Starts a process that logs JSON lines, and resolves with the port once it logs that it listens. */
+async function untilListening(child: ChildProcess): Promise<{ port: number; lines: string[] }> {
+  const lines: string[] = [];
+  const reader = createInterface({ input: child.stdout! });
+  return new Promise((resolve, reject) => {
+    reader.on('line', (line) => {
+      lines.push(line);
+      if (line.includes('"msg":"legacy-gateway listening"')) resolve({ port: (JSON.parse(line) as { port: number }).port, lines });
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${String(code)} before listening: ${lines.join('\n')}`)));
+  });
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+describe('a production start never serves demo data', () => {
+  it.each([
+    [{ NODE_ENV: 'production', PORT: '0' }, 'legacy-gateway: cannot start: UPSTREAM_URL: not set, and NODE_ENV is production: set UPSTREAM_URL to the service, or SANDBOX=1 to serve the embedded sandbox\'s demo data\n'],
+    [{ HOST: '0.0.0.0', PORT: '0' }, 'legacy-gateway: cannot start: UPSTREAM_URL: not set, and HOST 0.0.0.0 is beyond loopback: set UPSTREAM_URL to the service, or SANDBOX=1 to serve the embedded sandbox\'s demo data\n'],
+  ])('refuses %o without UPSTREAM_URL, in one line naming it', async (env, line) => {
+    const out = await serveOnce(env);
+    expect(out).toEqual({ code: 2, stdout: '', stderr: line });
+  });
+
+  it('serves the sandbox when asked for explicitly (SANDBOX=1), saying so in every reply and in /readyz', async () => {
+    const child = spawn(process.execPath, [cli, 'serve'], { env: { ...BASE_ENV, NODE_ENV: 'production', SANDBOX: '1', PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const { port, lines } = await untilListening(child);
+      expect(lines.some((l) => l.includes('EMBEDDED V1 SANDBOX'))).toBe(true);
+      const base = `http://127.0.0.1:${port}`;
+      for (const call of ['/api/clients/0/1', '/api/v1/clients?limit=1', '/api/clients/x', '/healthz']) {
+        expect((await fetchReply(`${base}${call}`)).headers.get('x-legacy-gateway-sandbox')).toBe('demo data from the embedded v1 sandbox, not the real service');
+      }
+      const ready = await fetchReply(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(ready.text).toBe('{"status":"ready","mappings":13,"upstream":"reachable","sandbox":"demo data from the embedded v1 sandbox, not the real service"}');
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  it('says nothing of a sandbox when serving UPSTREAM_URL', async () => {
+    const sandbox = await startSandbox({ port: 0 });
+    const gateway = await startTestGateway({ UPSTREAM_URL: sandbox.url, UPSTREAM_API_KEY: 'sandbox-primary-key' });
+    try {
+      const reply = await fetchReply(`${gateway.url}/api/clients/0/1`);
+      expect(reply.headers.get('x-legacy-gateway-sandbox')).toBeNull();
+      expect(JSON.parse((await fetchReply(`${gateway.url}/readyz`)).text)).toEqual({ status: 'ready', mappings: 13, upstream: 'reachable' });
+    } finally {
+      await gateway.close();
+      await sandbox.close();
+    }
+  });
+});
+
+describe('start-up errors are one line', () => {
+  it.each([
+    ['UPSTREAM_URL', 'not-a-url', 'must be an http:// or https:// URL'],
+    ['UPSTREAM_URL', 'http://user:pw@example.com', 'must not carry a query string, fragment or credentials'],
+    ['PORT', 'eighty', 'Invalid input: expected number, received NaN'],
+    ['UPSTREAM_TIMEOUT_MS', '0', 'must be above 0'],
+    ['LOG_LEVEL', 'loud', 'Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
+    ['CACHE_MIN_USES', '0', 'Too small: expected number to be >=1'],
+    ['SANDBOX', 'maybe', 'Invalid option: expected one of "1"|"true"|"0"|"false"|""'],
+  ])('%s=%s stops start-up naming the variable and the reason', async (name, value, reason) => {
+    const out = await serveOnce({ [name]: value });
+    expect(out).toEqual({ code: 2, stdout: '', stderr: `legacy-gateway: ${name}: ${reason}\n` });
+  });
+
+  it('a port already in use exits 1 with one line, with UPSTREAM_URL and in sandbox mode alike', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = String((busy.address() as net.AddressInfo).port);
+    try {
+      for (const env of [{ UPSTREAM_URL: 'http://127.0.0.1:9' }, {}] as Array<Record<string, string>>) {
+        const out = await serveOnce({ ...env, PORT: port });
+        expect(out.code).toBe(1);
+        expect(out.stderr).toBe(`legacy-gateway: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+      }
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('creates the folder of RECORD_FILE, and records into it', async () => {
+    const file = path.join(scratch, 'new', 'folder', 'calls.jsonl');
+    const child = spawn(process.execPath, [cli, 'serve'], { env: { ...BASE_ENV, PORT: '0', RECORD_FILE: file }, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const { port } = await untilListening(child);
+      expect((await fetchReply(`http://127.0.0.1:${port}/api/staff/2`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const { request } = JSON.parse(lines[0]!) as { request: { method: string; url: string } };
+    expect(request.method).toBe('GET');
+    expect(request.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/staff\/2$/);
+  });
+
+  it('refuses a RECORD_FILE that cannot be written, in one line', async () => {
+    const blocker = path.join(scratch, 'a-file');
+    writeFileSync(blocker, '');
+    const out = await serveOnce({ PORT: '0', RECORD_FILE: path.join(blocker, 'calls.jsonl') });
+    expect(out).toEqual({ code: 2, stdout: '', stderr: `legacy-gateway: cannot start: RECORD_FILE: cannot write ${path.join(blocker, 'calls.jsonl')} (ENOTDIR)\n` });
+  });
+});
+
+describe('signals reach the gateway', () => {
+  it('SIGTERM sent to `npm start` drains and stops the gateway itself', async () => {
+    const npm = spawn('npm', ['start', '--silent'], { cwd: root, env: { ...BASE_ENV, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const { port, lines } = await untilListening(npm);
+    expect((await fetchReply(`http://127.0.0.1:${port}/api/staff/2`)).status).toBe(200);
+    npm.kill('SIGTERM');
+    const [code] = (await once(npm, 'close')) as [number | null];
+    expect(code).toBe(0);
+    expect(lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+    expect(await refused(port)).toBe(true);
+  });
+});
