@@ -1,6 +1,7 @@
 // Runs one mapping for one legacy call: checks the legacy input, asks v1 through the injected port,
 // and builds the legacy reply. Knows no legacy method by name: everything specific is in the mapping.
-// It never does I/O itself; the only way out is `deps.v1Get`.
+// It never does I/O itself; the only way out is `deps.v1Get`. A v1 reply of the wrong shape (a list without
+// `data`, a single record that is not an object carrying the requested id) is a 502, never a success.
 import { badRequest, GatewayError } from '../shared/errors.js';
 import { toLegacyRecord, type V1Record } from './legacy-record.js';
 import { parseId, parsePage } from './paging.js';
@@ -124,9 +125,8 @@ async function runSortedList(mapping: SortedListMapping, call: LegacyCall, deps:
 async function runDetail(mapping: DetailMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
   const parsed = parseId(call.segments);
   if (!parsed.ok) throw badRequest(parsed.reason);
-  const record = asV1Record(
-    await deps.v1Get({ path: `/${mapping.source.resource}/${parsed.id}`, query: { ...mapping.source.query } }),
-  );
+  const { resource, query, idField } = mapping.source;
+  const record = asV1Record(await deps.v1Get({ path: `/${resource}/${parsed.id}`, query: { ...query } }), { idField, id: parsed.id });
   const tz = mapping.timezone ? timezoneOf(mapping.timezone, record, deps) : undefined;
   return detailBody(reshape(mapping, [record])[0], tz);
 }
@@ -162,7 +162,7 @@ function matches(key: LookupKey, record: V1Record, wanted: string): boolean {
 
 async function runLookup(mapping: LookupMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
   noSegments(call);
-  const { resource, pageSize, maxPages } = mapping.source;
+  const { resource, pageSize, maxPages, idField } = mapping.source;
   // The first exclusive key to appear in the query string wins (legacy rule 1).
   for (const [param, raw] of call.query) {
     const key = mapping.exclusive.find((k) => k.param === param);
@@ -170,7 +170,7 @@ async function runLookup(mapping: LookupMapping, call: LegacyCall, deps: EngineD
     const value = checkLookupValue(key, raw);
     if (key.via === 'detail') {
       try {
-        const record = asV1Record(await deps.v1Get({ path: `/${resource}/${value}`, query: {} }));
+        const record = asV1Record(await deps.v1Get({ path: `/${resource}/${value}`, query: {} }), { idField, id: value });
         return detailBody(reshape(mapping, [record])[0], undefined);
       } catch (err) {
         if (err instanceof GatewayError && err.code === 'LGW_UPSTREAM_ERROR' && err.status === 404) {

@@ -39,6 +39,12 @@ const v1Source = z.strictObject({
   query: z.record(z.string().regex(/^[a-z_][a-z0-9_]*$/), z.string()).optional(),
 });
 
+/** A source read one record at a time (GET /{resource}/{id}): the reply must be an object carrying the requested id. */
+const recordSource = v1Source.extend({
+  /** The v1 field holding a record's id, compared with the requested id as whole numbers (`42` = `"42"`). */
+  idField: v1FieldName.default('id'),
+});
+
 const lookupKey = z.strictObject({
   /** The legacy query parameter. */
   param: z.string().regex(/^[a-z_]+$/),
@@ -90,7 +96,7 @@ const sortedListMapping = z.strictObject({
 const detailMapping = z.strictObject({
   ...common,
   kind: z.literal('detail'),
-  source: v1Source,
+  source: recordSource,
   timezone: timezoneSpec.optional(),
   /** How long a v1 reply for this method may be cached; absent = CACHE_TTL_MS. */
   cacheTtlMs: z.number().int().min(0).optional(),
@@ -100,7 +106,8 @@ const lookupMapping = z
   .strictObject({
     ...common,
     kind: z.literal('lookup'),
-    source: v1Source.extend({
+    /** `idField` is checked on the records of `detail` keys. */
+    source: recordSource.extend({
       pageSize: z.number().int().min(1).max(1000),
       /** Upper bound of v1 pages read when a filter is ignored and the match is further down. */
       maxPages: z.number().int().min(1).max(100),

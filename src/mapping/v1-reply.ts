@@ -1,5 +1,7 @@
 // The v1 reply shapes the engine relies on (v1-api.md: list envelope, records), checked with zod,
-// and the port through which the engine asks for v1 data. Pure: the port is implemented elsewhere.
+// and the port through which the engine asks for v1 data. The payment flow checks its single-record
+// reads with the same rule. Pure: the port is implemented elsewhere. A reply of the wrong shape is a
+// fault (LGW_UPSTREAM_BAD_REPLY), never a success with empty fields or another record's.
 import { z } from 'zod';
 import { GatewayError } from '../shared/errors.js';
 import type { V1Record } from './legacy-record.js';
@@ -38,8 +40,38 @@ export function asV1List(body: unknown): V1List {
   return parsed.data;
 }
 
-export function asV1Record(body: unknown): V1Record {
+/** The record a single-record read asked for: the v1 field holding its id, and the id requested. */
+export interface RequestedRecord {
+  idField: string;
+  id: string;
+}
+
+const WHOLE_NUMBER_TEXT = /^\d+$/;
+
+/** An id as the text of a whole number (`42`, `"42"` and `"042"` are all `42`); undefined for anything else. */
+function wholeNumberText(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
+  if (typeof value === 'string' && WHOLE_NUMBER_TEXT.test(value)) return value.replace(/^0+(?=\d)/, '');
+  return undefined;
+}
+
+/** Whether a record's id is the one requested: as whole numbers when the request is one, else as the same text. */
+export function isRequestedId(actual: unknown, requested: string): boolean {
+  const wanted = wholeNumberText(requested);
+  if (wanted !== undefined) return wholeNumberText(actual) === wanted;
+  return typeof actual === 'string' && actual === requested;
+}
+
+/** One v1 record, which must be the one asked for: a JSON object whose id field holds the requested id. */
+export function asV1Record(body: unknown, requested: RequestedRecord): V1Record {
   const parsed = v1Record.safeParse(body);
   if (!parsed.success) throw badReply('record', parsed.error.issues);
+  // The requested id is the caller's own (a checked whole number); v1's value is never echoed.
+  if (!isRequestedId(parsed.data[requested.idField], requested.id)) {
+    throw new GatewayError(
+      'LGW_UPSTREAM_BAD_REPLY',
+      `the upstream sent a record the gateway does not understand (${requested.idField}: not the requested id ${requested.id})`,
+    );
+  }
   return parsed.data;
 }

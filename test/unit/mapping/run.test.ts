@@ -209,3 +209,55 @@ describe('static mappings', () => {
     expect(await runMapping(testimonials, { segments: [], query: [] }, deps)).toEqual({ status: 'success', response: [{ id: '1', testimonial: '<b>Great</b>' }] });
   });
 });
+
+describe('single-record reads: the record must be the one requested', () => {
+  const detailFile = {
+    method: 'thing',
+    description: 'test',
+    kind: 'detail',
+    source: { resource: 'things' },
+    record: { nulls: 'keep', fields: [{ name: 'id' }, { name: 'name' }] },
+  };
+  const detail = m(detailFile);
+  const malformed = [[{ data: 'not a list' }], [[]], ['x'], [{}], [{ id: 3, name: 'Other' }], [{ id: '3' }]];
+
+  it('answers the record whose id is the requested one, as a number or a string', async () => {
+    for (const id of [2, '2']) {
+      const { calls, deps } = fakeV1(() => ({ object: 'thing', id, name: 'Two' }));
+      expect(await runMapping(detail, { segments: ['02'], query: [] }, deps)).toEqual({ status: 'success', response: { id: '2', name: 'Two' } });
+      expect(calls).toEqual([{ path: '/things/2', query: {} }]);
+    }
+  });
+
+  it.each(malformed)('detail: %j is a 502, not an empty or foreign record', async (body) => {
+    const { calls, deps } = fakeV1(() => body);
+    await expect(runMapping(detail, { segments: ['2'], query: [] }, deps)).rejects.toMatchObject({
+      code: 'LGW_UPSTREAM_BAD_REPLY',
+      status: 502,
+      message: expect.stringMatching(/^the upstream sent a record the gateway does not understand \((body: expected a JSON object|id: not the requested id 2)\)$/),
+    });
+    expect(calls).toHaveLength(1);
+  });
+
+  it.each(malformed)('lookup by id: %j is a 502, not a 404 or a foreign record', async (body) => {
+    const { calls, deps } = fakeV1(() => body);
+    await expect(runMapping(lookup, { segments: [], query: [['id', '2']] }, deps)).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY', status: 502 });
+    expect(calls).toEqual([{ path: '/clients/2', query: {} }]);
+  });
+
+  it('reads the id from the source\'s idField when the mapping names one (default: id)', async () => {
+    expect(detail.kind === 'detail' && detail.source.idField).toBe('id');
+    const byUid = m({ ...detailFile, source: { resource: 'things', idField: 'uid' } });
+    const good = fakeV1(() => ({ uid: 2, id: 9, name: 'Two' }));
+    expect((await runMapping(byUid, { segments: ['2'], query: [] }, good.deps)).response).toEqual({ id: '9', name: 'Two' });
+    const bad = fakeV1(() => ({ id: 2, name: 'Two' }));
+    await expect(runMapping(byUid, { segments: ['2'], query: [] }, bad.deps)).rejects.toMatchObject({
+      code: 'LGW_UPSTREAM_BAD_REPLY',
+      message: 'the upstream sent a record the gateway does not understand (uid: not the requested id 2)',
+    });
+  });
+
+  it('a list mapping takes no idField', () => {
+    expect(() => m({ ...peopleFile, method: 'people2', source: { resource: 'people', idField: 'id' } })).toThrow();
+  });
+});
