@@ -5,7 +5,8 @@
 // reader or a diff expects.
 // Two layers: structural (by header, parameter or field name) and, for anything that escaped it, a
 // scrubber that removes every secret value already seen wherever it appears in a string.
-// Pure: must never do I/O or log; the scrubber holds only the secrets it is given.
+// Pure: must never do I/O or log; a scrubber holds only the secrets it is given (and the module keeps the
+// patterns built for the last key lent, which is the gateway's own).
 import { isJsonObject, NumberLiteral, parseJsonExact, stringifyExact, type JsonObject, type JsonValue } from './json-exact.js';
 
 export const REDACTED = '[REDACTED]';
@@ -188,18 +189,29 @@ function collectJsonSecrets(value: JsonValue, found: string[]): void {
 /** Shorter values are not scrubbed by content (they would erase ordinary text); names still redact them. */
 export const MIN_SCRUBBED_SECRET_LENGTH = 4;
 
+/** Characters that stand for hidden ones in a masked key (`sk_l****wxyz`, `abcd…`, `abcd...`). */
+const MASK = '(?:[*\u2022\u2026]+|\\.{2,})';
+/** Where a word of a key starts and ends: keys are words of letters, digits, `_` and `-`. */
+const WORD_START = '(?<![A-Za-z0-9_-])';
+const WORD_END = '(?![A-Za-z0-9_-])';
+
 /**
- * Removes known secret values from any text, in the spellings they travel in (as is, percent-encoded,
- * form-encoded). The last line of defence: reports and logs pass every string through it.
+ * Removes known secret values from any text, in the spellings they travel in (as is, percent-encoded with
+ * either case of hex digits, form-encoded, JSON-escaped). The last line of defence: reports, recordings,
+ * logs and the gateway's replies pass every string through it. Secrets are taken in as they come; the
+ * pattern is compiled on the first scrub after a change, so a scrubber that is never used costs nothing.
  */
 export class SecretScrubber {
+  /** Literal spellings of the secrets. */
   private readonly secrets = new Set<string>();
+  /** Patterns for secrets that must not show even in part (addWithFragments), tried after the literals. */
+  private readonly fragments = new Set<string>();
   private pattern: RegExp | undefined;
 
   add(...secrets: readonly string[]): this {
     for (const secret of secrets) {
       if (secret.length < MIN_SCRUBBED_SECRET_LENGTH || secret === REDACTED) continue;
-      for (const spelling of [secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, '+')]) {
+      for (const spelling of spellingsOf(secret)) {
         if (!this.secrets.has(spelling)) {
           this.secrets.add(spelling);
           this.pattern = undefined;
@@ -209,22 +221,47 @@ export class SecretScrubber {
     return this;
   }
 
+  /**
+   * Adds a secret that must not show even in part: the gateway's own key, lent to a caller who sent none.
+   * Besides the value in every spelling, a masked rendering of it (`sk_l****wxyz`, `…wxyz`, `sk_live_ab...`)
+   * is removed with its mask, and so is a whole word that is a run of its first or last characters (at
+   * least MIN_SCRUBBED_SECRET_LENGTH long). Only whole words: a fragment inside another word is ordinary
+   * text. A value shorter than the minimum is removed where it stands as a word of its own.
+   */
+  addWithFragments(secret: string): this {
+    if (secret === '' || secret === REDACTED) return this;
+    if (secret.length < MIN_SCRUBBED_SECRET_LENGTH) {
+      this.addPattern(`${WORD_START}${escapeRegExp(secret)}${WORD_END}`);
+      return this;
+    }
+    this.add(secret);
+    for (const source of fragmentPatterns(secret)) this.addPattern(source);
+    return this;
+  }
+
+  private addPattern(source: string): void {
+    if (this.fragments.has(source)) return;
+    this.fragments.add(source);
+    this.pattern = undefined;
+  }
+
   get size(): number {
-    return this.secrets.size;
+    return this.secrets.size + this.fragments.size;
   }
 
   scrub(text: string): string {
-    if (this.secrets.size === 0) return text;
+    if (this.size === 0) return text;
     if (this.pattern === undefined) {
-      // Longest first, so a secret containing another is replaced whole.
-      const alternatives = [...this.secrets].sort((a, b) => b.length - a.length).map(escapeRegExp);
-      this.pattern = new RegExp(alternatives.join('|'), 'g');
+      // Longest first, so a secret containing another is replaced whole; fragments only where no whole
+      // secret starts.
+      const alternatives = [...this.secrets].sort((a, b) => b.length - a.length).map(literalPattern);
+      this.pattern = new RegExp([...alternatives, ...this.fragments].join('|'), 'g');
     }
     return text.replace(this.pattern, REDACTED);
   }
 
   scrubJson(value: JsonValue): JsonValue {
-    if (this.secrets.size === 0) return value;
+    if (this.size === 0) return value;
     if (typeof value === 'string') return this.scrub(value);
     if (Array.isArray(value)) return value.map((v) => this.scrubJson(v));
     if (!isJsonObject(value)) return value;
@@ -239,6 +276,42 @@ export class SecretScrubber {
     }
     return out;
   }
+}
+
+/** The fragment patterns of the last key asked for: a gateway lends the same key to every call that brings
+ * none, and building them costs more than scrubbing. */
+let lastFragments: { secret: string; sources: readonly string[] } | undefined;
+
+/** A masked rendering of the secret with its mask, and a word made of its first or last characters. */
+function fragmentPatterns(secret: string): readonly string[] {
+  if (lastFragments?.secret === secret) return lastFragments.sources;
+  const prefixes: string[] = [];
+  const suffixes: string[] = [];
+  for (let n = secret.length - 1; n >= 1; n--) {
+    if (n >= MIN_SCRUBBED_SECRET_LENGTH) prefixes.push(escapeRegExp(secret.slice(0, n)));
+    suffixes.push(escapeRegExp(secret.slice(secret.length - n)));
+  }
+  const anySuffix = `(?:${suffixes.join('|')})`;
+  const sources: string[] = [];
+  if (prefixes.length > 0) sources.push(`${WORD_START}(?:${prefixes.join('|')})(?:${MASK}(?:${anySuffix}${WORD_END})?|${WORD_END})`);
+  sources.push(`${MASK}${anySuffix}${WORD_END}`);
+  const longSuffixes = suffixes.slice(0, Math.max(0, secret.length - MIN_SCRUBBED_SECRET_LENGTH));
+  if (longSuffixes.length > 0) sources.push(`${WORD_START}(?:${longSuffixes.join('|')})${WORD_END}`);
+  lastFragments = { secret, sources };
+  return sources;
+}
+
+/** The spellings a secret travels in: as is, percent-encoded (URI component and form), JSON-escaped. */
+function spellingsOf(secret: string): string[] {
+  const uri = encodeURIComponent(secret);
+  return [secret, uri, uri.replace(/%20/g, '+'), new URLSearchParams([['', secret]]).toString().slice(1), JSON.stringify(secret).slice(1, -1)];
+}
+
+/** A literal spelling as a pattern; its percent-escapes match either case of hex digits (`%2F`, `%2f`). */
+function literalPattern(spelling: string): string {
+  return escapeRegExp(spelling).replace(/%([0-9A-F]{2})/g, (_, hex: string) =>
+    '%' + [...hex].map((c) => (c >= 'A' ? `[${c}${c.toLowerCase()}]` : c)).join(''),
+  );
 }
 
 function escapeRegExp(s: string): string {
