@@ -1,8 +1,10 @@
 // What the gateway knows about one request while serving it: the one parse of it (LegacyRequest), the
 // route the edge chose, the name it goes by in metrics and logs, and what the route learnt (upstream
-// calls, cache hits, the payment code), kept on the request for the one log line written at the end.
+// calls, cache hits, the payment code), kept on the request for the one log line written at the end,
+// and the request's secrets with the one scrubber every text leaving the gateway for it passes through.
 // The edge attaches it before any step runs; steps and routes read it, never req.url again.
 import type { IncomingMessage } from 'node:http';
+import { isSecretField, SecretScrubber, secretsOfRequest, type HeaderPair } from '../../shared/redact.js';
 import type { LegacyRequest } from './legacy-request.js';
 import type { Route } from './route-table.js';
 
@@ -28,6 +30,55 @@ export interface RequestContext {
   /** Set by the reply-cache step on a translated read it may keep: the route hands it the reply bytes
    * and until when the v1 data they were built from stays fresh. */
   keepReply?: (bytes: Buffer, freshUntil: number) => void;
+  /** The request's secrets: every text v1 sent back passes through `secrets.scrubber` before it leaves
+   * the gateway (reply, stored reply, recording, log line). */
+  secrets: RequestSecrets;
+}
+
+/**
+ * The secret values of one request, gathered once, on first use: most replies carry no text from v1 and
+ * never need them. They are the key sent upstream (the caller's, or UPSTREAM_API_KEY lent to a call that
+ * brought none), the secret headers (X-API-KEY, Authorization, Cookie), the query's `api_key` (and any
+ * other secret-named parameter), and the secret fields the route read from the body (`token`,
+ * `password`, `password2`). A lent key is scrubbed even in part (its fragments and masked renderings):
+ * the caller never had it.
+ */
+export class RequestSecrets {
+  private built: SecretScrubber | undefined;
+  private readonly bodyValues: string[] = [];
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly request: LegacyRequest,
+  ) {}
+
+  /** Takes in the secret-named fields of a body the route read (before any v1 call is made). */
+  addBodyFields(fields: Readonly<Record<string, string>>): void {
+    const values = Object.entries(fields)
+      .filter(([name, value]) => isSecretField(name) && value !== '')
+      .map(([, value]) => value);
+    this.bodyValues.push(...values);
+    this.built?.add(...values);
+  }
+
+  /** The request's scrubber (built on the first call, then the same one). */
+  get scrubber(): SecretScrubber {
+    if (this.built !== undefined) return this.built;
+    const raw = this.req.rawHeaders;
+    const headers: HeaderPair[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) headers.push([raw[i] as string, raw[i + 1] as string]);
+    const carried = secretsOfRequest({ url: this.request.url, headers });
+    const scrubber = new SecretScrubber().add(...carried, ...this.bodyValues);
+    const sent = this.request.apiKey;
+    // A key the request did not carry itself is the gateway's own, lent to it.
+    if (sent !== undefined && !carried.includes(sent)) scrubber.addWithFragments(sent);
+    this.built = scrubber;
+    return scrubber;
+  }
+
+  scrub(text: string): string {
+    return this.scrubber.scrub(text);
+  }
 }
 
 const CONTEXT = Symbol('legacy-gateway request context');
@@ -35,7 +86,15 @@ const CONTEXT = Symbol('legacy-gateway request context');
 type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
 export function attachContext(req: IncomingMessage, request: LegacyRequest, route: Route): RequestContext {
-  const ctx: RequestContext = { request, route, label: route.kind === 'own' ? route.label : undefined, requestId: 'unknown', upstream: [], cacheHits: 0 };
+  const ctx: RequestContext = {
+    request,
+    route,
+    label: route.kind === 'own' ? route.label : undefined,
+    requestId: 'unknown',
+    upstream: [],
+    cacheHits: 0,
+    secrets: new RequestSecrets(req, request),
+  };
   (req as WithContext)[CONTEXT] = ctx;
   return ctx;
 }
