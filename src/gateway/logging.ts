@@ -1,12 +1,15 @@
 // The gateway's logger and its one-line-per-request HTTP log (pino-http).
 // A log line never holds a key, token or password: URLs are redacted, request headers are not logged,
-// and pino's redact paths catch the secret names should anything log a whole object by mistake.
+// and pino's redact paths catch the secret names should anything log a whole object by mistake. An error
+// object written on a request's line (its message, its causes, its stack may hold text v1 sent back) goes
+// through the request's scrubber first.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pino, type Logger, type DestinationStream } from 'pino';
+import { pino, stdSerializers, type Logger, type DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import { maybeContextOf } from './edge/request-context.js';
-import { redactUrl } from '../shared/redact.js';
+import { asJsonValue, isJsonObject, type JsonValue } from '../shared/json-exact.js';
+import { redactUrl, type SecretScrubber } from '../shared/redact.js';
 
 // Exact paths only: wildcard paths make pino walk every object of every line, and the one request line
 // (most of the gateway's CPU under load) is built from serializers that hold no secret in the first place.
@@ -43,6 +46,46 @@ function withRequestFacts(req: IncomingMessage, line: object): object {
   return Object.assign(line, { legacyMethod: ctx.label, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode });
 }
 
+/**
+ * An error as pino would write it (type, message and stack with their causes, own fields), every string
+ * scrubbed. It is still an error of the same class, so pino's serializer writes it the same way.
+ */
+export function scrubbedError(err: unknown, scrubber: SecretScrubber): unknown {
+  if (!(err instanceof Error)) return scrubber.scrubJson(asJson(err) ?? String(err));
+  const scrubbed = scrubber.scrubJson(asJson(stdSerializers.err(err)) ?? { message: err.message, stack: err.stack ?? '' });
+  const safe = Object.create(Object.getPrototypeOf(err) as object) as Error;
+  if (isJsonObject(scrubbed)) {
+    for (const [key, value] of Object.entries(scrubbed)) {
+      if (key === 'type' || key === '__proto__') continue;
+      Object.defineProperty(safe, key, { value, enumerable: key !== 'message' && key !== 'stack', writable: true, configurable: true });
+    }
+  }
+  return safe;
+}
+
+/** A value as the JSON a log line would hold of it; undefined when it has none. */
+function asJson(value: unknown): JsonValue | undefined {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : asJsonValue(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** pino-http's own stand-in for a 5xx reply that carried no error: its text is pino-http's, not v1's. */
+function isStatusOnlyError(res: ServerResponse, err: Error): boolean {
+  return (res as ServerResponse & { err?: unknown }).err === undefined && err.message === `failed with status code ${res.statusCode}`;
+}
+
+/** The line's error object, scrubbed of the request's secrets (a line for a request without context
+ * was refused before any v1 call). */
+function withScrubbedError(req: IncomingMessage, res: ServerResponse, err: Error, line: object): object {
+  const ctx = maybeContextOf(req);
+  if (!ctx || isStatusOnlyError(res, err)) return line;
+  return Object.assign(line, { err: scrubbedError(err, ctx.secrets.scrubber) });
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export function createHttpLogger(logger: Logger): HttpLogger {
@@ -64,7 +107,7 @@ export function createHttpLogger(logger: Logger): HttpLogger {
     },
     // Added to the final line only (customProps would also bind them, empty, when the request starts).
     customSuccessObject: (req, _res, line: object) => withRequestFacts(req, line),
-    customErrorObject: (req, _res, _err, line: object) => withRequestFacts(req, line),
+    customErrorObject: (req, res, err, line: object) => withRequestFacts(req, withScrubbedError(req, res, err, line)),
     customLogLevel(_req, res, err) {
       if (err || res.statusCode >= 500) return 'error';
       return res.statusCode >= 400 ? 'warn' : 'info';

@@ -1,7 +1,10 @@
 // Writes every gateway error as a legacy error reply: {"status":"failure","response":"<message>"}.
 // Unexpected errors become a 500 carrying the request id, never a stack trace or a source path.
+// v1's own text (the message and headers of an upstream error) leaves only through the request's
+// scrubber: v1 may echo the key, a token or a password it received. Every other message is the gateway's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, legacyFailure } from '../../shared/errors.js';
+import { maybeContextOf } from './request-context.js';
 
 export function toGatewayError(err: unknown, requestId: string): GatewayError {
   if (err instanceof GatewayError) return err;
@@ -15,12 +18,19 @@ export function sendLegacyError(req: IncomingMessage & { id?: unknown }, res: Se
     res.destroy();
     return;
   }
-  const body = JSON.stringify(legacyFailure(error.message));
+  let message = error.message;
+  let headers = error.headers;
+  const secrets = error.code === 'LGW_UPSTREAM_ERROR' ? maybeContextOf(req)?.secrets : undefined;
+  if (secrets !== undefined) {
+    message = secrets.scrub(message);
+    headers = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, secrets.scrub(value)]));
+  }
+  const body = JSON.stringify(legacyFailure(message));
   res.statusCode = error.status;
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(body));
-  // pino-http logs the error object when it is attached to the response.
+  // pino-http logs the error object when it is attached to the response (the log step scrubs it).
   if (error.code === 'LGW_INTERNAL') (res as ServerResponse & { err?: Error }).err = err instanceof Error ? err : error;
   res.end(body);
 }

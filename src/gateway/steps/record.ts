@@ -1,8 +1,10 @@
 // RECORD_FILE: appends each legacy call and the gateway's reply to a JSONL file, one line per call:
 // {"time","request":{method,url,headers,body},"response":{status,headers,body}}: the format
 // `legacy-gateway replay` reads, so a staging run can be replayed and two runs compared. Secrets (keys,
-// tokens, passwords, Authorization, Cookie) are redacted by src/replay/redact.ts, the same rules as every
-// replay report. A JSON reply is embedded as JSON (numbers spelled as sent); any other reply as a string.
+// tokens, passwords, Authorization, Cookie) are redacted by src/shared/redact.ts, the same rules as every
+// replay report: by name, then by value through the request's own scrubber (which also knows the key sent
+// upstream, UPSTREAM_API_KEY when the call brought none). A JSON reply is embedded as JSON (numbers spelled
+// as sent); any other reply as a string.
 // It must never throw into the request path or slow it down: capture errors are reported through
 // onError, a failed file stops recording, and when the disk cannot keep up lines are dropped (and
 // counted) rather than buffered without bound. All lines go through one append stream.
@@ -21,7 +23,7 @@ import {
   SecretScrubber,
   type HeaderPair,
 } from '../../shared/redact.js';
-import { contextOf } from '../edge/request-context.js';
+import { contextOf, maybeContextOf } from '../edge/request-context.js';
 import type { Step } from './step.js';
 
 export interface Recorder {
@@ -149,8 +151,9 @@ function recordedLine(req: RecordedRequest, res: ServerResponse, startedAt: Date
   const url = host ? `${protocol}://${host}${target}` : target;
   const body = requestBody(req);
   const contentType = req.headers['content-type'];
-  // Secrets carried by this request are scrubbed from the whole line, wherever they were echoed.
-  const scrubber = new SecretScrubber().add(
+  // Secrets carried by this request are scrubbed from the whole line, wherever they were echoed: with the
+  // gateway's scrubber of the request when it has one, taught what the recorder sees of the request too.
+  const scrubber = (maybeContextOf(req)?.secrets.scrubber ?? new SecretScrubber()).add(
     ...secretsOfRequest({
       url: target,
       headers: headerPairs(rawHeaders(req)),
