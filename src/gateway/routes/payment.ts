@@ -1,7 +1,9 @@
 // Serves POST /api/payment: reads the body, applies the Idempotency-Key, runs the payment flow with the
 // API key the edge read, and writes the legacy payment reply {"status","code","response"}.
 // v1 GETs go through the shared transport (cache, retries); the payment and client POSTs go through the
-// writer, once. The fields are never logged; the log line carries the code only.
+// writer, once. The fields are never logged; the log line carries the code only. A reply built after
+// a v1 call may carry v1's text (its error message, its headers): it passes through the request's scrubber
+// before it is sent or stored under the Idempotency-Key.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { runPaymentFlow, type PaymentPorts } from '../../payment/flow.js';
@@ -17,9 +19,10 @@ import {
 } from '../../payment/contract.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import { API_KEY_PARAM } from '../edge/api-key.js';
-import type { RequestContext } from '../edge/request-context.js';
+import type { RequestContext, RequestSecrets } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
 import { writeJson } from '../edge/write-json.js';
+import { scrubbedError } from '../logging.js';
 import type { V1Transport, V1Writer } from '../upstream/v1-client.js';
 import { readPaymentBody } from './payment-body.js';
 
@@ -42,6 +45,13 @@ function send(res: ServerResponse, result: LegacyPaymentReply): void {
   writeJson(res, result.httpStatus, result.body);
 }
 
+/** The reply with the request's secrets scrubbed from the text v1 may have put in it. */
+function scrubbed(result: LegacyPaymentReply, secrets: RequestSecrets): LegacyPaymentReply {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers)) headers[name] = secrets.scrub(value);
+  return { ...result, headers, body: { ...result.body, response: secrets.scrub(result.body.response) } };
+}
+
 export function paymentRoute(deps: PaymentRouteDeps) {
   const { mapping } = deps;
 
@@ -60,6 +70,7 @@ export function paymentRoute(deps: PaymentRouteDeps) {
 
     // The recorder (RECORD_FILE) reads the fields from here when the reply is written; it redacts secrets.
     (req as { body?: unknown }).body = body.fields;
+    ctx.secrets.addBodyFields(body.fields);
     const { apiKey } = ctx.request;
     const { requestId } = ctx;
     const fields = { ...body.fields };
@@ -70,20 +81,29 @@ export function paymentRoute(deps: PaymentRouteDeps) {
       post: async (path, v1Body) => (await timed(ctx, `POST ${path}`, () => deps.writer.postJson({ path, body: v1Body, apiKey, requestId }))).body,
     };
 
+    // Only a flow that reached v1 can carry v1's text (the local checks answer with the mapping's own).
+    const pay = async (): Promise<LegacyPaymentReply> => {
+      const result = await runPaymentFlow(fields, mapping, ports);
+      return ctx.upstream.length > 0 ? scrubbed(result, ctx.secrets) : result;
+    };
     const header = req.headers['idempotency-key'];
     const idempotencyKey = Array.isArray(header) ? header[0] : header;
     let result: LegacyPaymentReply;
     if (idempotencyKey === undefined) {
-      result = await runPaymentFlow(fields, mapping, ports);
+      result = await pay();
     } else if (!isIdempotencyKey(idempotencyKey)) {
       result = malformedIdempotencyKeyReply(mapping);
     } else {
-      const outcome = await deps.idempotency.run(apiKey, idempotencyKey, deps.idempotency.fingerprint(fields), () => runPaymentFlow(fields, mapping, ports));
+      const outcome = await deps.idempotency.run(apiKey, idempotencyKey, deps.idempotency.fingerprint(fields), pay);
       if (outcome.kind === 'mismatch') {
         result = idempotencyKeyReusedReply(mapping);
       } else {
         result = outcome.reply;
-        if (outcome.kind === 'replayed') res.setHeader('idempotent-replayed', 'true');
+        if (outcome.kind === 'replayed') {
+          // Stored scrubbed of the same key and fields; scrubbed again for this call's own secrets.
+          result = scrubbed(result, ctx.secrets);
+          res.setHeader('idempotent-replayed', 'true');
+        }
       }
     }
     if (result.internalError !== undefined) {
@@ -98,7 +118,7 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     // A payment in flight is never cut off by the shutdown deadline: it always answers.
     deps.mustFinish?.(req);
     const work = handle(req, res, ctx).catch((err: unknown) => {
-      deps.logger.error({ err, reqId: ctx.requestId }, 'payment route fault');
+      deps.logger.error({ err: scrubbedError(err, ctx.secrets.scrubber), reqId: ctx.requestId }, 'payment route fault');
       if (!res.headersSent) send(res, internalFaultReply(mapping));
     });
     deps.holdUntilDone?.(work);

@@ -1,7 +1,8 @@
 // The Idempotency-Key store: a repeated payment call with the same key (per API key, for 24 h) gets the
 // stored reply without reaching v1 again; a repeat that arrives while the first is in flight waits for it.
 // Keys and request fingerprints are kept only as HMACs under a per-process secret, never in clear,
-// and a stored reply holds only the legacy reply (which never carries a secret).
+// and a stored reply holds only the legacy reply, as the route sends it: scrubbed of the request's secrets
+// (v1's text in it may have echoed the key, a token or a password).
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { LegacyPaymentReply } from '../../payment/outcome.js';
