@@ -53,14 +53,20 @@ export interface V1ClientOptions {
 
 const MAX_MESSAGE = 500;
 
+/** At most MAX_MESSAGE characters, cut between words: a word cut in two (an echoed key or token) could no
+ * longer be recognised, and removed, by the request's scrubber. */
+function shortened(message: string): string {
+  if (message.length <= MAX_MESSAGE) return message;
+  const cut = message.slice(0, MAX_MESSAGE);
+  return /\s/.test(message.charAt(MAX_MESSAGE)) ? cut : cut.replace(/\S+$/, '').trimEnd();
+}
+
 /** v1's `{"error":{"code","message"}}`, tolerated when it is something else. */
 function v1Error(status: number, body: unknown): { message: string; code: string | undefined } {
   const error = typeof body === 'object' && body !== null && 'error' in body ? (body as { error: unknown }).error : undefined;
   const fields = typeof error === 'object' && error !== null ? (error as { message?: unknown; code?: unknown }) : {};
-  const message =
-    typeof fields.message === 'string' && fields.message.trim() !== ''
-      ? fields.message.slice(0, MAX_MESSAGE)
-      : `the upstream answered HTTP ${status}`;
+  const given = typeof fields.message === 'string' ? shortened(fields.message) : '';
+  const message = given.trim() !== '' ? given : `the upstream answered HTTP ${status}`;
   return { message, code: typeof fields.code === 'string' ? fields.code.slice(0, 100) : undefined };
 }
 
