@@ -3,19 +3,24 @@
 //   1. local checks, no v1 call          missingFields 1, invalidFields 0, passwordsDiffer 3
 //   2. client_id exists                  GET /clients/{id}; 404: clientNotFound 6
 //   3. service_id exists                 GET /services/{id}; 404: serviceNotFound 10
+//      (steps 2 and 3: a reply that is not an object carrying the requested id is a fault, code 8)
 //   4. discount valid                    GET /discounts?code=; discountInvalid 7
 //   5. timezone known                    GET /timezones; unknown: the fallback, no code
-//   6. new client (no client_id)         POST /clients; the mapping's rules (4, 2, 0), else clientNotCreated 5
+//   6. new client (no client_id)         POST /clients; the mapping's rules (4, 2, 0), else clientNotCreated 5;
+//                                        a fault: clientNotCreated 5 too (no payment was attempted)
 //   7. the payment                       POST /payments; paymentAdded 12, or the mapping's rules (9, 11, 7, 0),
 //                                        else paymentFailed 8
-// A fault of v1 (401/403/429/5xx, unreachable, timeout) at any step answers paymentFailed 8 with the
-// fault's HTTP status. v1 is reached only through the injected ports. The payment POST is made at most
+// A fault of v1 (401/403/429/5xx, unreachable, timeout, a reply of the wrong shape) answers with the
+// fault's HTTP status and the code of the step it stopped: paymentFailed 8 ("no payment was made") at the
+// checks, clientNotCreated 5 at the new client, paymentFailed 8 at the payment POST, the one step that
+// could have charged. v1 is reached only through the injected ports. The payment POST is made at most
 // once and is never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
+import { asV1Record } from '../mapping/v1-reply.js';
 import { GatewayError } from '../shared/errors.js';
 import { CLIENT_ID_FIELD, PAYMENT_CODES, internalFaultReply, reply, type LegacyPaymentReply, type PaymentCode } from './contract.js';
 import { checkLocally, present, type LegacyFields } from './local-checks.js';
 import { fill } from './messages.js';
-import { isFault, matchRule, outcomeUnknown } from './outcome.js';
+import { isFault, isServiceRefusal, matchRule, outcomeUnknown } from './outcome.js';
 import type { PaymentMapping } from './payment-mapping.js';
 import { newClientBody, paymentBody } from './v1-bodies.js';
 
@@ -46,17 +51,42 @@ function faultReply(err: GatewayError, mapping: PaymentMapping, mayHaveHappened:
   return reply(PAYMENT_CODES.paymentFailed, fill(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
 }
 
+/**
+ * Code 5 with the fault's HTTP status: creating the new client hit a fault, and no payment was attempted.
+ * A 401/403/429 is the service refusing the call before any work: nothing was created, and code 5 (not 8)
+ * tells the integration which step failed without sending it to a payments list that cannot hold this
+ * payment. Any other fault (a 5xx, a timeout, a dropped or refused connection, an unreadable reply) may
+ * have created the client, so the message says to look it up before retrying: a retry that creates a
+ * second client costs more than one lookup.
+ */
+function clientFaultReply(err: GatewayError, mapping: PaymentMapping): LegacyPaymentReply {
+  const template = isServiceRefusal(err) ? mapping.messages.clientCreationRefused : mapping.messages.clientOutcomeUnknown;
+  return reply(PAYMENT_CODES.clientNotCreated, fill(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
+}
+
 function asGatewayError(err: unknown): GatewayError {
   return err instanceof GatewayError ? err : new GatewayError('LGW_INTERNAL', 'unexpected failure in the payment flow', { cause: err });
 }
 
-/** A v1 GET that must find its record: 404 answers `notFoundCode`, a fault answers code 8. */
-async function mustExist(ports: PaymentPorts, path: string, mapping: PaymentMapping, notFoundCode: PaymentCode, notFoundMessage: string): Promise<V1Record> {
+/** What a check reads: one record by id, and the code and message when v1 has none. */
+interface MustExist {
+  resource: string;
+  id: string;
+  notFoundCode: PaymentCode;
+  notFoundMessage: string;
+}
+
+/**
+ * A v1 GET that must find its record: 404 answers `notFoundCode`; a fault, or a reply that is not an object
+ * carrying the requested id, answers code 8 saying no payment was made (nothing was sent that could charge).
+ */
+async function mustExist(ports: PaymentPorts, check: MustExist, mapping: PaymentMapping): Promise<V1Record> {
   try {
-    return asRecord(await ports.get(path, {}, 0));
+    const body = await ports.get(`/${check.resource}/${check.id}`, {}, 0);
+    return asV1Record(body, { idField: mapping.recordIdField, id: check.id });
   } catch (caught) {
     const err = asGatewayError(caught);
-    if (err.code === 'LGW_UPSTREAM_ERROR' && err.status === 404) throw new Stop(reply(notFoundCode, notFoundMessage));
+    if (err.code === 'LGW_UPSTREAM_ERROR' && err.status === 404) throw new Stop(reply(check.notFoundCode, check.notFoundMessage));
     if (isFault(err)) throw new Stop(faultReply(err, mapping, false));
     throw err;
   }
@@ -113,7 +143,7 @@ async function createClient(ports: PaymentPorts, fields: LegacyFields, mapping: 
     if (caught instanceof Stop) throw caught;
     const err = asGatewayError(caught);
     if (err.code === 'LGW_INTERNAL') throw err;
-    if (isFault(err)) throw new Stop(faultReply(err, mapping, outcomeUnknown(err)));
+    if (isFault(err)) throw new Stop(clientFaultReply(err, mapping));
     const rule = matchRule(mapping.newClient.errors, err);
     throw new Stop(reply(rule?.code ?? PAYMENT_CODES.clientNotCreated, rule?.message ?? err.message));
   }
@@ -154,10 +184,12 @@ export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMappi
   let newClientId: string | undefined;
   try {
     if (existingClient) {
-      await mustExist(ports, `/${resources.clients}/${Number(fields.client_id)}`, mapping, PAYMENT_CODES.clientNotFound, messages.clientNotFound);
+      const check = { resource: resources.clients, id: String(Number(fields.client_id)), notFoundCode: PAYMENT_CODES.clientNotFound, notFoundMessage: messages.clientNotFound };
+      await mustExist(ports, check, mapping);
     }
     if (present(fields, 'service_id')) {
-      await mustExist(ports, `/${resources.services}/${Number(fields.service_id)}`, mapping, PAYMENT_CODES.serviceNotFound, messages.serviceNotFound);
+      const check = { resource: resources.services, id: String(Number(fields.service_id)), notFoundCode: PAYMENT_CODES.serviceNotFound, notFoundMessage: messages.serviceNotFound };
+      await mustExist(ports, check, mapping);
     }
     if (present(fields, 'discount')) await checkDiscount(ports, fields, mapping);
     const timezone = await resolveTimezone(ports, fields, mapping);

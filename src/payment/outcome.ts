@@ -1,6 +1,7 @@
 // Decides the legacy code and HTTP status of an upstream failure in the payment flow. Pure.
 // A refusal by v1 (a 4xx about the request) is a legacy code with HTTP 200; a fault (401/403/429/5xx,
-// unreachable, timeout) is code 8 with the fault's HTTP status (DESIGN: Non-functional, payment POST).
+// unreachable, timeout, a reply of the wrong shape) keeps the fault's HTTP status, with the code of the
+// step it stopped (DESIGN: Non-functional, payment POST; flow.ts).
 import { GatewayError } from '../shared/errors.js';
 import type { ErrorRule } from './payment-mapping.js';
 
@@ -13,6 +14,11 @@ const FAULT_STATUSES = new Set([401, 403, 429]);
 export function isFault(err: GatewayError): boolean {
   if (err.code !== 'LGW_UPSTREAM_ERROR') return true;
   return FAULT_STATUSES.has(err.status) || err.status >= 500;
+}
+
+/** Whether a fault is the service refusing the call itself (key, permission, rate limit): nothing was done. */
+export function isServiceRefusal(err: GatewayError): boolean {
+  return err.code === 'LGW_UPSTREAM_ERROR' && FAULT_STATUSES.has(err.status);
 }
 
 /** Whether a fault on a create call leaves its outcome unknown (it may have been carried out). */

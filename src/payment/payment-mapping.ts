@@ -47,6 +47,8 @@ export const paymentMappingSchema = z.strictObject({
   /** The legacy client states, for a new client's `status` (code 0 otherwise). */
   clientStatuses: z.array(z.string()).min(1),
   resources: z.strictObject({ clients: resource, services: resource, discounts: resource, timezones: resource, payments: resource }),
+  /** The id field of the client and service records the checks read (codes 6, 10); another id there is a fault. */
+  recordIdField: name,
   discount: z.strictObject({
     filter: z.string().regex(/^[a-z_]+$/),
     codeField: name,
@@ -81,6 +83,10 @@ export const paymentMappingSchema = z.strictObject({
     discountWrongService: z.string(),
     outcomeUnknown: z.string(),
     upstreamFault: z.string(),
+    /** Code 5: a fault while creating the new client that may have created it (5xx, timeout, dropped connection). */
+    clientOutcomeUnknown: z.string(),
+    /** Code 5: the service refused to create the new client (401, 403, 429): nothing was created. */
+    clientCreationRefused: z.string(),
     created: z.string(),
     clientCreatedButPaymentFailed: z.string(),
     fileNotAccepted: z.string(),

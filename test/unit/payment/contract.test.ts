@@ -160,7 +160,8 @@ describe('the local rules', () => {
 
 describe('the flow on a fault of its own', () => {
   const ports = (posts: Array<() => unknown>): PaymentPorts => ({
-    get: async () => ({}),
+    // The checks read the record asked for: an object carrying the requested id.
+    get: async (path) => ({ id: Number(path.split('/').pop()) }),
     post: async () => posts.shift()!(),
   });
   const boom = () => {
