@@ -8,9 +8,9 @@ import { MappingSetError } from '../mapping/mapping-set.js';
 import { createLogger } from '../gateway/logging.js';
 import { startServing } from './serving.js';
 
-/** Prints one line per problem line, each naming the command. */
+/** Prints the problem after the command's name, and sets the exit code. */
 function refuse(message: string, exitCode: 1 | 2): void {
-  for (const line of message.split('\n')) process.stderr.write(`legacy-gateway: ${line}\n`);
+  process.stderr.write(`legacy-gateway: ${message}\n`);
   process.exitCode = exitCode;
 }
 
@@ -19,7 +19,8 @@ export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<vo
   try {
     config = loadConfig(env);
   } catch (err) {
-    if (err instanceof ConfigError) return refuse(err.message, 2);
+    // One line per bad setting, each naming the command.
+    if (err instanceof ConfigError) return refuse(err.message.split('\n').join('\nlegacy-gateway: '), 2);
     throw err;
   }
   const logger = createLogger(config.logLevel);

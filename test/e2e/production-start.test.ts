@@ -110,7 +110,7 @@ describe('start-up errors are one line', () => {
     ['UPSTREAM_TIMEOUT_MS', '0', 'must be above 0'],
     ['LOG_LEVEL', 'loud', 'Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
     ['CACHE_MIN_USES', '0', 'Too small: expected number to be >=1'],
-    ['SANDBOX', 'maybe', 'Invalid option: expected one of "1"|"true"|"0"|"false"|""'],
+    ['SANDBOX', 'maybe', 'Invalid option: expected one of "0"|"1"|"true"|"false"|""'],
   ])('%s=%s stops start-up naming the variable and the reason', async (name, value, reason) => {
     const out = await serveOnce({ [name]: value });
     expect(out).toEqual({ code: 2, stdout: '', stderr: `legacy-gateway: ${name}: ${reason}\n` });
@@ -151,8 +151,8 @@ describe('start-up errors are one line', () => {
   it('refuses a RECORD_FILE that cannot be written, in one line', async () => {
     const blocker = path.join(scratch, 'a-file');
     writeFileSync(blocker, '');
-    const out = await serveOnce({ PORT: '0', RECORD_FILE: path.join(blocker, 'calls.jsonl') });
-    expect(out).toEqual({ code: 2, stdout: '', stderr: `legacy-gateway: cannot start: RECORD_FILE: cannot write ${path.join(blocker, 'calls.jsonl')} (ENOTDIR)\n` });
+    const out = await serveOnce({ UPSTREAM_URL: 'http://127.0.0.1:9', PORT: '0', RECORD_FILE: path.join(blocker, 'calls.jsonl') });
+    expect(out).toEqual({ code: 2, stdout: '', stderr: `legacy-gateway: cannot start: RECORD_FILE: cannot write ${path.join(blocker, 'calls.jsonl')} (EEXIST)\n` });
   });
 });
 
