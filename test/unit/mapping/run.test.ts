@@ -219,7 +219,7 @@ describe('single-record reads: the record must be the one requested', () => {
     record: { nulls: 'keep', fields: [{ name: 'id' }, { name: 'name' }] },
   };
   const detail = m(detailFile);
-  const malformed = [[{ data: 'not a list' }], [[]], ['x'], [{}], [{ id: 3, name: 'Other' }], [{ id: '3' }]];
+  const malformed: Array<[unknown]> = [[{ data: 'not a list' }], [[]], ['x'], [{}], [{ id: 3, name: 'Other' }], [{ id: '3' }]];
 
   it('answers the record whose id is the requested one, as a number or a string', async () => {
     for (const id of [2, '2']) {
