@@ -18,13 +18,15 @@ export const PAYMENT_CODES = {
   passwordsDiffer: 3,
   /** Creating the new client answers 409 naming the username. */
   usernameTaken: 4,
-  /** Creating the new client fails otherwise; no payment was attempted. */
+  /** Creating the new client fails otherwise: a refusal no rule names (HTTP 200), or a fault with its HTTP
+   * status (the message says whether the client may exist); no payment was attempted. */
   clientNotCreated: 5,
   /** `client_id` is unknown to v1. */
   clientNotFound: 6,
   /** `discount` is unknown, inactive, or only valid for another service. */
   discountInvalid: 7,
-  /** The payment was refused otherwise, its outcome is unknown, or a fault stopped the call. */
+  /** The payment was refused otherwise or its outcome is unknown; or a fault stopped a check before any
+   * POST (the message says no payment was made). */
   paymentFailed: 8,
   /** A package payment (a service whose group holds more than one session) was refused. */
   packageRefused: 9,
