@@ -193,6 +193,21 @@ describe('v1 messages that echo secrets', () => {
     });
   }
 
+  it('passes through v1 error replies to a call that brought no key without the lent key in them', async () => {
+    const before = upstream.received.length;
+    const res = await fetch(`${gateway.url}/api/v1/staff/403`, { headers: { 'accept-encoding': 'gzip' } });
+    const text = await res.text();
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(JSON.parse(text)).toEqual({ error: { code: 'forbidden', message: expect.stringMatching(/^staff 403 refused: key \[REDACTED\]/) as unknown as string } });
+    expectNoSecret('a passthrough error reply', `${JSON.stringify([...res.headers])} ${text}`);
+    // v1 received the lent key, and was asked for an uncompressed reply (compressed text cannot be scrubbed).
+    expect(upstream.received.slice(before).map((r) => [r.url, r.headers['x-api-key'], r.headers['accept-encoding']])).toEqual([['/api/v1/staff/403', GATEWAY_KEY, undefined]]);
+    // A caller's own key is its own business: its passthrough replies go on byte for byte.
+    const own = await fetch(`${gateway.url}/api/v1/staff/403`, { headers: { 'x-api-key': CALLER_KEY } });
+    expect(await own.text()).toContain(CALLER_KEY);
+  });
+
   it('holds no secret in any reply, recording line, log line or replay report', async () => {
     for (const [i, output] of outputs.entries()) expectNoSecret(`reply ${i}`, output);
 

@@ -52,4 +52,9 @@ export class LegacyRequest {
     this.key ??= { value: apiKeyOf(this.headers, this.keyMayBeInQuery ? this.allParams : [], this.fallbackApiKey) };
     return this.key.value;
   }
+
+  /** Whether the key sent to v1 is the gateway's own (UPSTREAM_API_KEY), lent to a call that brought none. */
+  get apiKeyIsLent(): boolean {
+    return this.fallbackApiKey !== undefined && apiKeyOf(this.headers, this.keyMayBeInQuery ? this.allParams : [], undefined) === undefined;
+  }
 }

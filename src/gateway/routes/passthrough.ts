@@ -131,6 +131,8 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     let headers: Record<string, string | string[]>;
     try {
       headers = upstreamHeaders(req, key);
+      // A lent key's error replies are scrubbed as text: ask v1 for them uncompressed.
+      if (request.apiKeyIsLent) delete headers['accept-encoding'];
     } catch (err) {
       return sendLegacyError(req, res, err);
     }
@@ -152,6 +154,8 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
         return replyHeaders(upstreamReply);
       },
       failedBeforeReply,
+      // A call that brought no key is lent the gateway's own: v1's error text must not hand it over.
+      ...(request.apiKeyIsLent ? { rewriteErrorBody: (text: string) => ctx.secrets.scrub(text) } : {}),
     });
     // dispatch() reports its own failures (a bad option, a closed pool) through the relay's onResponseError.
     pool.dispatch({ method: req.method ?? 'GET', path: `${pathPrefix}${path}`, headers, body }, relay);

@@ -13,6 +13,19 @@ export interface ReplyRelayEvents {
   replyStarted(statusCode: number, headers: IncomingHttpHeaders): Record<string, string | string[]>;
   /** The exchange failed before a reply started: the caller still waits for an answer. */
   failedBeforeReply(err: Error): void;
+  /** When given, an error reply (4xx, 5xx) is held whole (up to MAX_HELD_ERROR_BYTES) and its text passed
+   * through this before it is sent: the call's secrets are scrubbed from what v1 echoed. */
+  rewriteErrorBody?: (text: string) => string;
+}
+
+/** v1's error replies are small JSON; one larger than this is cut off rather than sent unscrubbed. */
+const MAX_HELD_ERROR_BYTES = 256 * 1024;
+
+interface HeldReply {
+  status: number;
+  headers: Record<string, string | string[]>;
+  chunks: Buffer[];
+  size: number;
 }
 
 export class ReplyRelay implements Dispatcher.DispatchHandler {
@@ -20,6 +33,8 @@ export class ReplyRelay implements Dispatcher.DispatchHandler {
   private finished = false;
   /** The exchange's latest controller: undici starts a request again when its connection failed before it was sent. */
   private controller: Dispatcher.DispatchController | undefined;
+  /** An error reply being held whole, to be rewritten before it is sent. */
+  private held: HeldReply | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -46,18 +61,51 @@ export class ReplyRelay implements Dispatcher.DispatchHandler {
       controller.abort(new Error('the caller was answered already'));
       return;
     }
-    this.res.writeHead(statusCode, this.events.replyStarted(statusCode, headers));
+    const replyHeaders = this.events.replyStarted(statusCode, headers);
     this.started = true;
+    if (statusCode >= 400 && this.events.rewriteErrorBody) {
+      const encoding = String(headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      if (encoding !== 'identity') {
+        // Compressed text cannot be scrubbed: cut off rather than hand over what it may hold.
+        this.finished = true;
+        controller.abort(new Error('a compressed error reply cannot be scrubbed'));
+        this.res.destroy();
+        return;
+      }
+      this.held = { status: statusCode, headers: replyHeaders, chunks: [], size: 0 };
+      return;
+    }
+    this.res.writeHead(statusCode, replyHeaders);
     this.res.on('drain', () => controller.resume());
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.held) {
+      this.held.size += chunk.length;
+      this.held.chunks.push(chunk);
+      if (this.held.size > MAX_HELD_ERROR_BYTES) {
+        this.finished = true;
+        controller.abort(new Error('an error reply too large to scrub'));
+        this.res.destroy();
+      }
+      return;
+    }
     if (!this.res.write(chunk)) controller.pause();
   }
 
   onResponseEnd(): void {
     this.finished = true;
+    if (this.held) return this.sendHeld(this.held);
     this.res.end();
+  }
+
+  private sendHeld(held: HeldReply): void {
+    const text = this.events.rewriteErrorBody!(Buffer.concat(held.chunks).toString('utf8'));
+    const body = Buffer.from(text, 'utf8');
+    const headers: Record<string, string | string[]> = { ...held.headers, 'content-length': String(body.length) };
+    delete headers['transfer-encoding'];
+    this.res.writeHead(held.status, headers);
+    this.res.end(body);
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
