@@ -1,8 +1,22 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | check | replay`.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | check | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
-import { Command, InvalidArgumentError } from 'commander';
+// Exit codes, the same for every command (README: Exit codes): 0 fine, 1 a problem found (a failed check,
+// replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
+// option, bad option value, unusable input file or mappings); replay adds 130 for an interrupted run.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { registerReplayCommand } from './commands/replay.js';
+
+/** The exit code of a malformed command line, for every command (commander's own default is 1). */
+const USAGE_ERROR = 2;
+
+/** The package's version, read from package.json (one level above src/ or dist/) when the CLI runs. */
+function packageVersion(): string {
+  const data: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const version = typeof data === 'object' && data !== null ? (data as { version?: unknown }).version : undefined;
+  return typeof version === 'string' ? version : '0.0.0';
+}
 
 function portNumber(value: string): number {
   const n = Number(value);
@@ -13,7 +27,12 @@ function portNumber(value: string): number {
 const program = new Command()
   .name('legacy-gateway')
   .description('Serves the retired unversioned API (/api/{method}) from the v1 REST API, in the old reply shape.')
-  .showHelpAfterError();
+  .version(packageVersion(), '-V, --version', 'print the version and exit')
+  .showHelpAfterError()
+  // Before any command is added: subcommands copy the setting. Commander then throws instead of exiting,
+  // and the usage error's exit code is set below.
+  .exitOverride()
+  .addHelpText('after', '\nExit codes: 0 fine, 1 a problem found (a failed check, replay differences, a port that cannot be opened),\n2 a usage or input error (command line, input file, mappings); replay: 130 interrupted.');
 
 program
   .command('serve')
@@ -25,7 +44,7 @@ program
 
 program
   .command('sandbox')
-  .description('run the embedded v1 sandbox alone (demo data, demo keys) on its own port')
+  .description('run the embedded v1 sandbox alone (demo data, demo keys) on its own port\n(exit 1 when the port cannot be opened)')
   .option('-p, --port <port>', 'port to listen on', portNumber, 8081)
   .option('-H, --host <host>', 'address to listen on', '127.0.0.1')
   .option('--rate-limit <calls>', 'calls per hour per key, URL and verb', (v) => {
@@ -39,7 +58,7 @@ program
 
 program
   .command('coverage')
-  .description('print the legacy field coverage matrix (copied / renamed / derived / defaulted / missing), generated from the mappings')
+  .description('print the legacy field coverage matrix (copied / renamed / derived / defaulted / missing), generated from the mappings\n(exit 2 when the mappings cannot be loaded)')
   .option('--json', 'machine-readable output')
   .option('--mappings <dir>', 'mappings directory (default: MAPPINGS_DIR or the shipped mappings/)')
   .action(async (opts: { json?: boolean; mappings?: string }) => {
@@ -59,7 +78,7 @@ program
 
 program
   .command('check')
-  .description('probe what the gateway depends on: mappings, upstream reachable, and the key on every v1 resource it uses\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR; one GET per resource; exit 1 when a check fails)')
+  .description('probe what the gateway depends on, in order: settings and mappings, upstream reachable, key accepted, account gates, and the key on every v1 resource the mappings use (one GET with limit=1 each)\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR, UPSTREAM_TIMEOUT_MS; exit 1 when a check fails)')
   .option('--json', 'machine-readable output')
   .action(async (opts: { json?: boolean }) => {
     const { runCheck } = await import('./commands/check.js');
@@ -68,4 +87,10 @@ program
 
 registerReplayCommand(program);
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (!(err instanceof CommanderError)) throw err;
+  // --help and --version exit 0; every complaint about the command line (already printed) exits 2.
+  process.exitCode = err.exitCode === 0 ? 0 : USAGE_ERROR;
+}

@@ -1,4 +1,5 @@
 // `legacy-gateway coverage`: loads the mapping set and prints the field coverage matrix.
+// Mappings that cannot be loaded are an input error: one message on stderr, exit 2 (README: Exit codes).
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
 import { loadMappingFiles } from '../gateway/loaders/mapping-files.js';
 import { coverageRows, coverageText, sourceOf } from '../mapping/coverage.js';
@@ -16,7 +17,7 @@ export async function runCoverage(opts: { json?: boolean; mappings?: string }): 
     }
   } catch (err) {
     if (!(err instanceof MappingSetError)) throw err;
-    process.stderr.write(`legacy-gateway: ${err.message}\n`);
-    process.exitCode = 1;
+    process.stderr.write(`legacy-gateway coverage: ${err.message}\n`);
+    process.exitCode = 2;
   }
 }
