@@ -5,14 +5,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { openApiDocumentFor } from '../../src/commands/openapi.js';
+import { openApiChecker, type OpenApiChecker } from '../helpers/openapi-check.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
 let fake: RecordingUpstream;
 let gateway: TestGateway;
+let surface: OpenApiChecker;
 const TIMEOUT_MS = 300;
 
 beforeAll(async () => {
+  surface = openApiChecker(await openApiDocumentFor(SHIPPED_MAPPINGS_DIR));
   fake = await startRecordingUpstream();
   gateway = await startTestGateway({ UPSTREAM_URL: fake.url, UPSTREAM_API_KEY: 'FAKE-UPSTREAM-KEY', UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS), CACHE_TTL_MS: '0' });
 });
@@ -27,6 +32,8 @@ beforeEach(() => {
 async function pay(base: string, fields: Record<string, string>) {
   const res = await fetch(`${base}/api/payment`, { method: 'POST', body: new URLSearchParams(fields) });
   const text = await res.text();
+  // Every reply is one the legacy surface's OpenAPI description allows.
+  expect(surface.check({ method: 'POST', path: '/api/payment', status: res.status, contentType: res.headers.get('content-type'), body: JSON.parse(text) })).toEqual([]);
   return { status: res.status, text, headers: res.headers };
 }
 

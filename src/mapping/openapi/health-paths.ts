@@ -3,9 +3,13 @@
 import { jsonContent } from './replies.js';
 import type { JsonObject, SchemaObject } from './types.js';
 
-const closed = (properties: Record<string, SchemaObject>): SchemaObject => ({
+/** Said by /readyz, beside its state, when the gateway serves the embedded sandbox's demo data. */
+const SANDBOX_NOTICE: SchemaObject = { type: 'string', description: 'Present only in sandbox mode: the upstream is demo data, not the real service.' };
+
+/** An object with exactly these properties, all required, plus the optional ones named. */
+const closed = (properties: Record<string, SchemaObject>, optional: Record<string, SchemaObject> = {}): SchemaObject => ({
   type: 'object',
-  properties,
+  properties: { ...properties, ...optional },
   required: Object.keys(properties),
   additionalProperties: false,
 });
@@ -14,16 +18,19 @@ const ready = closed({
   status: { type: 'string', const: 'ready' },
   mappings: { type: 'integer', minimum: 0, description: 'How many read methods are mapped.' },
   upstream: { type: 'string', const: 'reachable' },
-});
+}, { sandbox: SANDBOX_NOTICE });
 
 const notReady: SchemaObject = {
   oneOf: [
-    closed({ status: { type: 'string', const: 'draining' } }),
-    closed({
-      status: { type: 'string', const: 'upstream unreachable' },
-      mappings: { type: 'integer', minimum: 0 },
-      upstream: { type: 'string', const: 'unreachable' },
-    }),
+    closed({ status: { type: 'string', const: 'draining' } }, { sandbox: SANDBOX_NOTICE }),
+    closed(
+      {
+        status: { type: 'string', const: 'upstream unreachable' },
+        mappings: { type: 'integer', minimum: 0 },
+        upstream: { type: 'string', const: 'unreachable' },
+      },
+      { sandbox: SANDBOX_NOTICE },
+    ),
   ],
 };
 

@@ -148,8 +148,9 @@ function requestBody(mapping: PaymentMapping, registry: SchemaRegistry): JsonObj
 
 function paymentResponses(mapping: PaymentMapping, registry: SchemaRegistry): Record<string, JsonObject> {
   const replyRef = schemaRef(registry, 'payment.reply', paymentReplySchema());
-  const code8 = replyWith(replyRef, PAYMENT_CODES.paymentFailed);
-  const fault = (description: string, headers?: JsonObject): JsonObject => ({ description, ...(headers ? { headers } : {}), content: jsonContent(code8) });
+  // A fault while creating the new client is code 5 (no payment was tried); at any other step code 8.
+  const faultCodes: SchemaObject = { allOf: [replyRef, { properties: { code: { enum: [PAYMENT_CODES.clientNotCreated, PAYMENT_CODES.paymentFailed] } } }] };
+  const fault = (description: string, headers?: JsonObject): JsonObject => ({ description, ...(headers ? { headers } : {}), content: jsonContent(faultCodes) });
   const own = (description: string, r: LegacyPaymentReply): JsonObject => ({
     description,
     content: jsonContent(replyWith(replyRef, r.body.code, r.body.response), bodyOf(r)),
@@ -165,17 +166,17 @@ function paymentResponses(mapping: PaymentMapping, registry: SchemaRegistry): Re
       description: 'A malformed Idempotency-Key (code 0); or a malformed API key or request target, answered in the legacy failure shape.',
       content: jsonContent({ oneOf: [replyWith(replyRef, PAYMENT_CODES.invalidFields, malformedIdempotencyKeyReply(mapping).body.response), { $ref: `#/components/schemas/${FAILURE_SCHEMA}` }] }),
     },
-    '401': fault('v1 refused the API key (code 8).'),
-    '403': fault('v1 does not let the API key do this (code 8).'),
+    '401': fault('v1 refused the API key (code 5 while creating the new client, else 8).'),
+    '403': fault('v1 does not let the API key do this (code 5 while creating the new client, else 8).'),
     '409': own('The Idempotency-Key was already used (with the same API key) for a payment with other fields (code 0).', idempotencyKeyReusedReply(mapping)),
     '413': own(`The body is over ${mapping.bodyLimitBytes} bytes (code 0); nothing reached v1.`, bodyTooLargeReply(mapping)),
     '415': own('The body is not urlencoded, multipart or JSON (code 0).', unsupportedBodyReply(mapping)),
-    '429': fault('v1\'s rate limit (code 8), with its Retry-After.', { 'Retry-After': headerRef('Retry-After') }),
-    '500': fault('v1\'s 500, or a fault inside the gateway (code 8; the message says to check the payments list before retrying).'),
-    '502': fault('v1 could not be reached or answered something unreadable (code 8).'),
-    '503': fault('v1\'s 503, or the Idempotency-Key store cannot take the key (code 8); no payment was made when the message says so.'),
-    '504': fault('v1 did not answer in time (code 8): the outcome is unknown, the message says to check before retrying.'),
-    '5XX': fault('Any other v1 fault (code 8), with v1\'s status.'),
+    '429': fault('v1\'s rate limit (code 5 while creating the new client, else 8), with its Retry-After.', { 'Retry-After': headerRef('Retry-After') }),
+    '500': fault('v1\'s 500 (code 5 while creating the new client: it may exist, look it up; else code 8: check the payments list before retrying), or a fault inside the gateway (code 8).'),
+    '502': fault('v1 could not be reached or answered something unreadable (code 5 while creating the new client, else 8).'),
+    '503': fault('v1\'s 503 (code 5 while creating the new client, else 8), or the Idempotency-Key store cannot take the key (code 8); no payment was made when the message says so.'),
+    '504': fault('v1 did not answer in time (code 5 while creating the new client, else 8): the outcome is unknown, the message says what to check before retrying.'),
+    '5XX': fault('Any other v1 fault (code 5 while creating the new client, else 8), with v1\'s status.'),
   };
 }
 
