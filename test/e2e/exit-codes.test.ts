@@ -1,0 +1,112 @@
+// The CLI's exit codes, the same for every command (README: Exit codes): 0 fine, 1 a problem found,
+// 2 a usage or input error; and --version. Run as a user runs them: `node dist/cli.js ...`.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'dist/cli.js');
+const COMMANDS = ['serve', 'sandbox', 'coverage', 'openapi', 'check', 'replay'] as const;
+
+async function cliRun(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, [cli, ...args], { env: { ...process.env, UPSTREAM_URL: '', MAPPINGS_DIR: '', ...env } }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+  );
+}
+
+describe('legacy-gateway --version', () => {
+  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+
+  it.each(['--version', '-V'])("%s prints package.json's version and exits 0", async (flag) => {
+    expect(await cliRun([flag])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('is listed in the help', async () => {
+    const { code, stdout } = await cliRun(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('-V, --version');
+    expect(stdout).toContain('Exit codes: 0 fine, 1 a problem found');
+  });
+});
+
+describe('exit code 2: usage and input errors', () => {
+  it('an unknown command', async () => {
+    const { code, stderr } = await cliRun(['nope']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("error: unknown command 'nope'");
+  });
+
+  it('no command at all', async () => {
+    expect((await cliRun([])).code).toBe(2);
+  });
+
+  it('an unknown option of the program', async () => {
+    const { code, stderr } = await cliRun(['--bogus']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("error: unknown option '--bogus'");
+  });
+
+  it.each(COMMANDS)('an unknown option of %s', async (command) => {
+    const args = command === 'replay' ? [command, 'traffic.har', '--bogus'] : [command, '--bogus'];
+    const { code, stderr } = await cliRun(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain("error: unknown option '--bogus'");
+  });
+
+  it.each([
+    [['sandbox', '--port', 'x'], 'a port number from 0 to 65535'],
+    [['sandbox', '--rate-limit', '0'], 'a whole number of 1 or more'],
+    [['replay', 'traffic.har', '--format', 'xml'], 'Allowed choices are har, jsonl'],
+    [['replay'], "missing required argument 'file'"],
+  ])('a bad option value or a missing argument: %j', async (args, message) => {
+    const { code, stderr } = await cliRun(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+
+  it.each(['coverage', 'openapi'])('%s --mappings /nonexistent', async (command) => {
+    const { code, stdout, stderr } = await cliRun([command, '--mappings', '/nonexistent']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('/nonexistent: (top level): directory not found');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each(['coverage', 'openapi'])('%s with invalid mappings (from MAPPINGS_DIR)', async (command) => {
+    const { code, stderr } = await cliRun([command], { MAPPINGS_DIR: path.join(root, 'test/fixtures/bad-mappings') });
+    expect(code).toBe(2);
+    expect(stderr).toContain('staff.yaml: paging.max: Too big');
+  });
+
+  it('replay with a recording that does not exist', async () => {
+    const { code, stderr } = await cliRun(['replay', path.join(root, 'no-such-recording.har')]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('legacy-gateway replay:');
+  });
+
+  it('--help of every command exits 0', async () => {
+    for (const command of COMMANDS) expect((await cliRun([command, '--help'])).code, command).toBe(0);
+  });
+});
+
+describe('exit code 1: a problem found', () => {
+  it('sandbox on a port in use: one line naming the address, no stack trace', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const { code, stdout, stderr } = await cliRun(['sandbox', '--port', String(port)]);
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toBe(`legacy-gateway sandbox: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);
+    } finally {
+      busy.close();
+    }
+  });
+});
