@@ -5,6 +5,7 @@
 // dropped for the same reason.
 // Pure: must never do I/O; it keeps the recorded path and query byte for byte (no URL re-serialisation).
 import { isJsonObject, numberSpelling, NumberLiteral, stringifyExact, type JsonValue } from '../shared/json-exact.js';
+import { decodeFormComponent } from '../shared/redact.js';
 import { multipartFormBody } from './multipart-body.js';
 import type { RecordedExchange } from './recording.js';
 
@@ -42,14 +43,6 @@ const DROPPED_HEADERS = new Set([
   'cookie',
 ]);
 
-function decodeName(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return s;
-  }
-}
-
 /** Path and query of a recorded URL, as recorded (fragment dropped). */
 export function recordedPathAndQuery(url: string): string {
   const withoutOrigin = url.startsWith('/') ? url : url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
@@ -67,7 +60,7 @@ export function replaceQueryKey(pathAndQuery: string, apiKey: string | undefined
   for (const part of pathAndQuery.slice(q + 1).split('&')) {
     const eq = part.indexOf('=');
     const name = eq < 0 ? part : part.slice(0, eq);
-    if (decodeName(name).toLowerCase() === 'api_key') {
+    if (decodeFormComponent(name).toLowerCase() === 'api_key') {
       hadKey = true;
       if (apiKey !== undefined) parts.push(`${name}=${encodeURIComponent(apiKey)}`);
     } else {

@@ -49,7 +49,8 @@ export function redactJson(value: JsonValue): JsonValue {
   return out;
 }
 
-function decodeFormComponent(s: string): string {
+/** A form-encoded component decoded (`+` as a space), or as it is when its escapes are broken. */
+export function decodeFormComponent(s: string): string {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
   } catch {
