@@ -10,6 +10,7 @@
 import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, legacyFailure } from '../shared/errors.js';
+import { maybeContextOf } from './edge/request-context.js';
 
 export interface RequestLifecycle {
   /** Called by the listener for every request it receives. */
@@ -47,6 +48,8 @@ function answerShuttingDown(t: Tracked): void {
     t.res.destroy();
     return;
   }
+  const ctx = maybeContextOf(t.req);
+  if (ctx) ctx.errorCode = SHUTTING_DOWN.code;
   const body = JSON.stringify(legacyFailure(SHUTTING_DOWN.message));
   t.res.writeHead(SHUTTING_DOWN.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
   t.res.end(body);

@@ -43,7 +43,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 function withRequestFacts(req: IncomingMessage, line: object): object {
   const ctx = maybeContextOf(req);
   if (!ctx) return line;
-  return Object.assign(line, { legacyMethod: ctx.label, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode });
+  return Object.assign(line, { legacyMethod: ctx.label, upstreamCalls: ctx.upstream, cacheHits: ctx.cacheHits, paymentCode: ctx.paymentCode, errorCode: ctx.errorCode });
 }
 
 /**

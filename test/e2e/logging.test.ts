@@ -48,6 +48,24 @@ describe('request logging', () => {
     expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
   });
 
+  it('names the stable code of every error reply in its line (a 502 included)', async () => {
+    const unreachable = await startTestGateway({ UPSTREAM_URL: 'http://127.0.0.1:9', UPSTREAM_TIMEOUT_MS: '1000' });
+    try {
+      expect((await get(unreachable.url, '/api/staffs/0/1')).status).toBe(502);
+      expect((await get(unreachable.url, '/api/staffs/x')).status).toBe(400);
+      const lines = unreachable.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.req !== undefined);
+      expect(lines.map((l) => [(l.res as { statusCode: number }).statusCode, l.errorCode])).toEqual([
+        [502, 'LGW_UPSTREAM_UNREACHABLE'],
+        [400, 'LGW_BAD_REQUEST'],
+      ]);
+    } finally {
+      await unreachable.close();
+    }
+    const ok = await get(gateway.url, '/api/staffs/0/1');
+    expect(ok.status).toBe(200);
+    expect(requestLines().at(-1)).not.toHaveProperty('errorCode');
+  });
+
   it('never writes a key, token or password', async () => {
     await get(gateway.url, '/api/staffs', { 'x-api-key': 'HEADER-SECRET-KEY' });
     await get(gateway.url, '/api/staffs?api_key=QUERY-SECRET-KEY');

@@ -20,7 +20,9 @@ export function sendLegacyError(req: IncomingMessage & { id?: unknown }, res: Se
   }
   let message = error.message;
   let headers = error.headers;
-  const secrets = error.code === 'LGW_UPSTREAM_ERROR' ? maybeContextOf(req)?.secrets : undefined;
+  const ctx = maybeContextOf(req);
+  if (ctx) ctx.errorCode = error.code;
+  const secrets = error.code === 'LGW_UPSTREAM_ERROR' ? ctx?.secrets : undefined;
   if (secrets !== undefined) {
     message = secrets.scrub(message);
     headers = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, secrets.scrub(value)]));

@@ -27,6 +27,8 @@ export interface RequestContext {
   cacheHits: number;
   /** The legacy code of a payment reply (POST /api/payment). */
   paymentCode?: number;
+  /** The stable code of the error the request was answered with (LGW_*), for its log line. */
+  errorCode?: string;
   /** Set by the reply-cache step on a translated read it may keep: the route hands it the reply bytes
    * and until when the v1 data they were built from stays fresh. */
   keepReply?: (bytes: Buffer, freshUntil: number) => void;
