@@ -1,6 +1,8 @@
 // Bench baseline server: a fake v1 upstream that answers from bodies serialised once, so that it costs as
-// little as possible and the bench measures what sits in front of it. Loopback only; it stops by itself
-// after --lifetime seconds. Prints `READY <port>` when listening.
+// little as possible and the bench measures what sits in front of it: client and practitioner lists, one
+// client by id (a payment's check), and POST /api/v1/payments (201 with a new id; the body is read and
+// dropped). Any X-API-KEY is accepted. Loopback only; it stops by itself after --lifetime seconds. Prints
+// `READY <port>` when listening.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { argValue, stopAfter } from './child-args.js';
@@ -49,6 +51,7 @@ function practitioner(id: number): Record<string, unknown> {
 }
 
 const PRACTITIONERS = 200;
+const CLIENTS = 100_000;
 
 function list(total: number, offset: number, limit: number, make: (id: number) => Record<string, unknown>): string {
   const data = [];
@@ -64,14 +67,32 @@ function bodyFor(url: URL): Buffer | undefined {
   if (body) return body;
   const offset = Number(url.searchParams.get('offset') ?? 0);
   const limit = Number(url.searchParams.get('limit') ?? 100);
-  if (url.pathname === '/api/v1/clients') body = Buffer.from(list(100_000, offset, limit, client));
+  const oneClient = /^\/api\/v1\/clients\/(\d+)$/.exec(url.pathname);
+  const id = Number(oneClient?.[1]);
+  if (oneClient) body = id >= 1 && id <= CLIENTS ? Buffer.from(JSON.stringify(client(id))) : undefined;
+  else if (url.pathname === '/api/v1/clients') body = Buffer.from(list(CLIENTS, offset, limit, client));
   else if (url.pathname === '/api/v1/practitioners') body = Buffer.from(list(PRACTITIONERS, offset, limit, practitioner));
   else if (url.pathname === '/api/v1') body = Buffer.from('{"object":"api","version":"v1"}');
   if (body && bodies.size < 100) bodies.set(key, body);
   return body;
 }
 
+let paymentId = 0;
+
+/** POST /api/v1/payments: every payment is accepted, with a new id. */
+function createPayment(req: http.IncomingMessage, res: http.ServerResponse): void {
+  req.resume();
+  req.once('end', () => {
+    const body = Buffer.from(JSON.stringify({ object: 'payment', id: ++paymentId }));
+    res.writeHead(201, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+  });
+}
+
 const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+  if (req.method === 'POST' && req.url === '/api/v1/payments') {
+    createPayment(req, res);
+    return;
+  }
   const body = bodyFor(new URL(req.url ?? '/', 'http://fake'));
   if (!body) {
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found","message":"no such resource"}}');

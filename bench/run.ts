@@ -2,17 +2,24 @@
 // (50 connections, a short warm-up, then --duration seconds per target): direct v1, a hand-written minimal
 // reshaping server, a bare express + http-proxy-middleware passthrough, and the real gateway
 // (`dist/cli.js serve`, metrics on, logs at info to /dev/null) on a 100- and a 1000-record /api/clients
-// page, /api/meetourteam/0/20 cold (a new API key per request: no cache, no shared call) and cached, and
-// /api/v1/clients?limit=100 passed through. Prints req/s, p50/p99 latency and peak RSS per target, the
-// ratios, and the targets met or missed. Each target runs --rounds times (default 2, order alternating)
-// and its best run is kept, since the machine may be busy with other work. `--profile` also runs the gateway under --cpu-prof and prints
-// the top frames. Every server process is on 127.0.0.1 and is killed by its own deadline.
+// page, /api/meetourteam/0/20 cold (a new API key per request: every call a cache miss, no shared call) and
+// cached, /api/v1/clients?limit=100 passed through, and POST /api/payment. Every target but the cold one
+// sends a handful of API keys in rotation (bench/requests.ts), and the gateway's memory figure is taken
+// over those; the cold one's peak RSS is reported on its own. With redis-server installed, the bench
+// starts its own and runs a cached read and a payment again with REDIS_URL. Prints req/s, p50/p99 latency,
+// peak RSS and CPU per request per target, the ratios, and the targets met or missed. Each target runs
+// --rounds times (default 2, order alternating) and its best run is kept, since the machine may be busy
+// with other work. `--profile` also runs the gateway under --cpu-prof and prints the top frames. Every
+// server process is on 127.0.0.1 and is killed by its own deadline.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { summariseProfile } from './cpu-profile.js';
 import { startChild, startGateway, type BenchProcess } from './processes.js';
+import { redisServerBinary, startBenchRedis, type BenchRedis } from './redis-server.js';
+import { HANDFUL_OF_KEYS, PAYMENT_BODY, handfulOfKeys, newKeyPerRequest, nextIdempotencyKey, payments } from './requests.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -29,6 +36,7 @@ const WARMUP_S = arg('--warmup', 1);
 const CONNECTIONS = arg('--connections', 50);
 const PROFILE = process.argv.includes('--profile');
 const LIFETIME_S = 240;
+const KEYS = HANDFUL_OF_KEYS.length;
 
 /** The V8 flags `npm start` runs the gateway with (package.json), so the bench measures what ships. */
 function startFlags(): string[] {
@@ -37,53 +45,75 @@ function startFlags(): string[] {
 }
 const GATEWAY_NODE_FLAGS = startFlags();
 
+/** Which API keys a target's requests carry. */
+type Keys = 'handful' | 'new per request';
+
 interface Measured {
   target: string;
+  keys: Keys;
   rps: number;
   p50: number;
   p99: number;
   rssMb: number | undefined;
   /** CPU time the measured server spent per request (user + system), in microseconds. */
   cpuUsPerRequest: number | undefined;
+  /** Non-2xx, socket errors, timeouts, and payments that did not answer code 12 as a new payment. */
   errors: number;
+  /** Redis commands the gateway sent per request during the measured run, by command (Redis rows). */
+  redisCallsPerRequest?: Record<string, number>;
 }
 
 type Request = autocannon.Request;
 
-async function load(url: string, seconds: number, requests?: Request[]): Promise<autocannon.Result> {
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, ...(requests ? { requests } : {}) });
+/** The requests of one run, and how many replies were wrong in a way autocannon cannot see. */
+interface Load {
+  requests: Request[];
+  wrongReplies?: () => number;
 }
 
-async function measure(target: string, server: BenchProcess, urlPath: string, requests?: Request[]): Promise<Measured> {
+async function load(url: string, seconds: number, requests: Request[]): Promise<autocannon.Result> {
+  return autocannon({ url, connections: CONNECTIONS, duration: seconds, requests });
+}
+
+async function redisCalls(redis: BenchRedis | undefined): Promise<Map<string, number> | undefined> {
+  return redis ? await redis.commandCalls() : undefined;
+}
+
+function perRequest(before: Map<string, number>, after: Map<string, number>, requests: number): Record<string, number> {
+  const calls: Record<string, number> = {};
+  for (const [name, count] of after) {
+    const delta = count - (before.get(name) ?? 0);
+    if (delta > 0) calls[name] = delta / Math.max(requests, 1);
+  }
+  return calls;
+}
+
+async function measure(target: string, keys: Keys, server: BenchProcess, urlPath: string, work: Load, redis?: BenchRedis): Promise<Measured> {
   const url = `${server.url}${urlPath}`;
-  if (WARMUP_S > 0) await load(url, WARMUP_S, requests);
+  if (WARMUP_S > 0) await load(url, WARMUP_S, work.requests);
+  const wrongBefore = work.wrongReplies?.() ?? 0;
+  const redisBefore = await redisCalls(redis);
   const cpuBefore = server.cpuSeconds();
-  const r = await load(url, DURATION_S, requests);
+  const r = await load(url, DURATION_S, work.requests);
   const cpuAfter = server.cpuSeconds();
+  const redisAfter = await redisCalls(redis);
   const m: Measured = {
     cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined || r.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests.total,
     target,
+    keys,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     rssMb: server.peakRssMb(),
-    errors: r.errors + r.timeouts + r.non2xx,
+    errors: r.errors + r.timeouts + r.non2xx + ((work.wrongReplies?.() ?? 0) - wrongBefore),
+    ...(redisBefore && redisAfter ? { redisCallsPerRequest: perRequest(redisBefore, redisAfter, r.requests.total) } : {}),
   };
   process.stderr.write(`  ${target}: ${m.rps.toFixed(0)} req/s, peak RSS ${m.rssMb?.toFixed(0) ?? 'n/a'} MB\n`);
   return m;
 }
 
-/** A new API key for every request: the cache and single-flight cannot help (a cold team listing). */
-function coldRequests(urlPath: string): Request[] {
-  let n = 0;
-  return [
-    {
-      method: 'GET',
-      path: urlPath,
-      setupRequest: (req: Request) => ({ ...req, headers: { ...(req.headers ?? {}), 'x-api-key': `bench-cold-${n++}` } }),
-    },
-  ];
-}
+/** A secret for the gateways that share state through Redis (GATEWAY_SECRET: 32 characters or more). */
+const GATEWAY_SECRET = randomBytes(24).toString('hex');
 
 const GATEWAY_ENV = (upstream: string, metricsPort: string): Record<string, string> => ({
   UPSTREAM_URL: upstream,
@@ -92,8 +122,10 @@ const GATEWAY_ENV = (upstream: string, metricsPort: string): Record<string, stri
   LOG_LEVEL: 'info',
 });
 
-async function withGateway<T>(name: string, upstream: string, nodeArgs: string[], work: (gw: BenchProcess) => Promise<T>): Promise<T> {
-  const gw = await startGateway(name, cli, GATEWAY_ENV(upstream, '0'), nodeArgs, LIFETIME_S);
+const REDIS_ENV = (redis: BenchRedis): Record<string, string> => ({ REDIS_URL: redis.url, GATEWAY_SECRET });
+
+async function withGateway<T>(name: string, env: Record<string, string>, nodeArgs: string[], work: (gw: BenchProcess) => Promise<T>): Promise<T> {
+  const gw = await startGateway(name, cli, env, nodeArgs, LIFETIME_S);
   try {
     return await work(gw);
   } finally {
@@ -102,9 +134,10 @@ async function withGateway<T>(name: string, upstream: string, nodeArgs: string[]
 }
 
 function table(rows: Measured[]): string {
-  const head = ['target', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU us/req', 'errors'];
+  const head = ['target', 'API keys', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU us/req', 'errors'];
   const body = rows.map((r) => [
     r.target,
+    r.keys === 'handful' ? String(KEYS) : 'new/req',
     r.rps.toFixed(0),
     String(r.p50),
     String(r.p99),
@@ -120,9 +153,9 @@ function table(rows: Measured[]): string {
 async function runProfile(upstream: string): Promise<void> {
   const dir = path.join(resultsDir, `profile-${Date.now()}`);
   mkdirSync(dir, { recursive: true });
-  await withGateway('gateway (profiled)', upstream, [...GATEWAY_NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', dir], async (gw) => {
-    await measure('profiled: translated 100 records', gw, '/api/clients/0/100');
-    await measure('profiled: passthrough', gw, '/api/v1/clients?limit=100');
+  await withGateway('gateway (profiled)', GATEWAY_ENV(upstream, '0'), [...GATEWAY_NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', dir], async (gw) => {
+    await measure('profiled: translated 100 records', 'handful', gw, '/api/clients/0/100', { requests: handfulOfKeys('/api/clients/0/100') });
+    await measure('profiled: passthrough', 'handful', gw, '/api/v1/clients?limit=100', { requests: handfulOfKeys('/api/v1/clients?limit=100') });
   });
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no .cpuprofile was written');
@@ -140,51 +173,87 @@ interface TargetSpec {
   /** The process under test; `shared` ones (the fake upstream) are not started or stopped per run. */
   start: (upstream: BenchProcess) => Promise<BenchProcess>;
   shared?: boolean;
-  requests?: () => Request[];
+  keys: Keys;
+  load: () => Load;
+  /** The Redis this target's gateway uses: emptied before each run, its command counts read around it. */
+  redis?: BenchRedis;
 }
 
-const gatewayTarget = (name: string, urlPath: string, requests?: () => Request[], env: Record<string, string> = {}): TargetSpec => ({
-  name,
-  path: urlPath,
-  start: (upstream) => startGateway(name, cli, { ...GATEWAY_ENV(upstream.url, '0'), ...env }, GATEWAY_NODE_FLAGS, LIFETIME_S),
-  ...(requests ? { requests } : {}),
-});
+interface GatewayOptions {
+  env?: Record<string, string>;
+  keys?: Keys;
+  load?: () => Load;
+  redis?: BenchRedis;
+}
+
+const gatewayTarget = (name: string, urlPath: string, options: GatewayOptions = {}): TargetSpec => {
+  const env = { ...(options.redis ? REDIS_ENV(options.redis) : {}), ...options.env };
+  return {
+    name,
+    path: urlPath,
+    start: (upstream) => startGateway(name, cli, { ...GATEWAY_ENV(upstream.url, '0'), ...env }, GATEWAY_NODE_FLAGS, LIFETIME_S),
+    keys: options.keys ?? 'handful',
+    load: options.load ?? (() => ({ requests: handfulOfKeys(urlPath) })),
+    ...(options.redis ? { redis: options.redis } : {}),
+  };
+};
 
 const childTarget = (name: string, script: string, urlPath: string): TargetSpec => ({
   name,
   path: urlPath,
   start: (upstream) => startChild(name, path.join(here, script), ['--upstream', upstream.url], LIFETIME_S),
+  keys: 'handful',
+  load: () => ({ requests: handfulOfKeys(urlPath) }),
 });
+
+const directTarget = (name: string, urlPath: string): TargetSpec => ({
+  name,
+  path: urlPath,
+  start: async (upstream) => upstream,
+  shared: true,
+  keys: 'handful',
+  load: () => ({ requests: handfulOfKeys(urlPath) }),
+});
+
+const TEAM = '/api/meetourteam/0/20';
+const COLD_TEAM = 'gateway meetourteam cold';
+const PAYMENT = 'gateway payment';
 
 // Each ratio's two sides run one after the other (in both orders across rounds): on a shared machine the
 // speed drifts over minutes, and a baseline measured far from its gateway row would carry that drift.
-const TARGETS: TargetSpec[] = [
-  { name: 'direct v1 100 records', path: '/api/v1/clients?limit=100', start: async (u) => u, shared: true },
-  childTarget('minimal reshaper 100', 'minimal-reshaper.js', '/api/clients/0/100'),
-  gatewayTarget('gateway translated 100', '/api/clients/0/100'),
-  { name: 'direct v1 1000 records', path: '/api/v1/clients?limit=1000', start: async (u) => u, shared: true },
-  childTarget('minimal reshaper 1000', 'minimal-reshaper.js', '/api/clients/0/1000'),
-  gatewayTarget('gateway translated 1000', '/api/clients/0/1000'),
-  childTarget('bare express+HPM passthrough', 'bare-proxy.js', '/api/v1/clients?limit=100'),
-  gatewayTarget('gateway passthrough', '/api/v1/clients?limit=100'),
-  gatewayTarget('gateway meetourteam cold', '/api/meetourteam/0/20', () => coldRequests('/api/meetourteam/0/20')),
-  gatewayTarget('gateway meetourteam cached', '/api/meetourteam/0/20'),
-  // What the one log line per request costs (DESIGN requires it at info): the same two, logs at warn.
-  gatewayTarget('gateway translated 100, logs off', '/api/clients/0/100', undefined, { LOG_LEVEL: 'warn' }),
-  gatewayTarget('gateway passthrough, logs off', '/api/v1/clients?limit=100', undefined, { LOG_LEVEL: 'warn' }),
-];
+function targets(redis: BenchRedis | undefined): TargetSpec[] {
+  return [
+    directTarget('direct v1 100 records', '/api/v1/clients?limit=100'),
+    childTarget('minimal reshaper 100', 'minimal-reshaper.js', '/api/clients/0/100'),
+    gatewayTarget('gateway translated 100', '/api/clients/0/100'),
+    ...(redis ? [gatewayTarget('gateway translated 100, Redis', '/api/clients/0/100', { redis })] : []),
+    directTarget('direct v1 1000 records', '/api/v1/clients?limit=1000'),
+    childTarget('minimal reshaper 1000', 'minimal-reshaper.js', '/api/clients/0/1000'),
+    gatewayTarget('gateway translated 1000', '/api/clients/0/1000'),
+    childTarget('bare express+HPM passthrough', 'bare-proxy.js', '/api/v1/clients?limit=100'),
+    gatewayTarget('gateway passthrough', '/api/v1/clients?limit=100'),
+    gatewayTarget(COLD_TEAM, TEAM, { keys: 'new per request', load: () => ({ requests: newKeyPerRequest(TEAM) }) }),
+    gatewayTarget('gateway meetourteam cached', TEAM),
+    // What the one log line per request costs (DESIGN requires it at info): the same two, logs at warn.
+    gatewayTarget('gateway translated 100, logs off', '/api/clients/0/100', { env: { LOG_LEVEL: 'warn' } }),
+    gatewayTarget('gateway passthrough, logs off', '/api/v1/clients?limit=100', { env: { LOG_LEVEL: 'warn' } }),
+    gatewayTarget(PAYMENT, '/api/payment', { load: payments }),
+    ...(redis ? [gatewayTarget(`${PAYMENT}, Redis`, '/api/payment', { load: payments, redis })] : []),
+  ];
+}
 
 /** Runs every target ROUNDS times (alternating the order) and keeps each target's best run: the machine
  * is shared, and the best of a few short runs is the least disturbed measure of what the code can do. */
-async function measureAll(fake: BenchProcess): Promise<Measured[]> {
+async function measureAll(fake: BenchProcess, specs: TargetSpec[]): Promise<Measured[]> {
   const best = new Map<string, Measured>();
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
+    const order = round % 2 === 0 ? specs : [...specs].reverse();
     process.stderr.write(`round ${round + 1} of ${ROUNDS}\n`);
     for (const spec of order) {
+      await spec.redis?.flush();
       const server = await spec.start(fake);
       try {
-        const m = await measure(spec.name, server, spec.path, spec.requests?.());
+        const m = await measure(spec.name, spec.keys, server, spec.path, spec.load(), spec.redis);
         const prior = best.get(spec.name);
         const peak = Math.max(prior?.rssMb ?? 0, m.rssMb ?? 0) || undefined;
         if (!prior || m.rps > prior.rps) best.set(spec.name, { ...m, rssMb: peak, errors: m.errors + (prior?.errors ?? 0) });
@@ -194,7 +263,130 @@ async function measureAll(fake: BenchProcess): Promise<Measured[]> {
       }
     }
   }
-  return TARGETS.map((t) => best.get(t.name)!);
+  return specs.map((t) => best.get(t.name)!);
+}
+
+/** Whether this build of the gateway reads REDIS_URL at all (else it would run the Redis rows without it). */
+function buildReadsRedisUrl(): boolean {
+  const dirs = [path.join(root, 'dist', 'gateway'), path.join(root, 'dist', 'commands')];
+  return dirs.some((dir) =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' }).some((f) => f.endsWith('.js') && readFileSync(path.join(dir, f), 'utf8').includes('REDIS_URL')),
+  );
+}
+
+/** One payment through a gateway: it must be a new payment (code 12), or the payment rows measure nothing. */
+async function checkPayment(gw: BenchProcess): Promise<void> {
+  const res = await fetch(`${gw.url}/api/payment`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': HANDFUL_OF_KEYS[0]!, 'idempotency-key': nextIdempotencyKey() },
+    body: PAYMENT_BODY,
+  });
+  const text = await res.text();
+  if (!res.ok || !/"code":12\b/.test(text)) throw new Error(`${gw.name}: a payment answered ${res.status} ${text}`);
+}
+
+/**
+ * The bench's redis-server, once a gateway started with REDIS_URL has been seen to use it (a read and a
+ * payment sent it commands); else undefined, with one line saying why the Redis rows are skipped.
+ */
+async function startRedis(fake: BenchProcess): Promise<BenchRedis | undefined> {
+  const skip = (why: string) => {
+    console.log(`Redis rows skipped: ${why}`);
+    return undefined;
+  };
+  const binary = redisServerBinary();
+  if (!binary) return skip('redis-server is not installed (Debian: apt-get install redis-server)');
+  if (!buildReadsRedisUrl()) return skip('this build of the gateway does not read REDIS_URL (dist/gateway/, dist/commands/)');
+  const redis = await startBenchRedis(binary, LIFETIME_S);
+  try {
+    const before = await redis.commandCalls();
+    await withGateway('gateway, Redis (check)', { ...GATEWAY_ENV(fake.url, '0'), ...REDIS_ENV(redis) }, GATEWAY_NODE_FLAGS, async (gw) => {
+      const read = await fetch(`${gw.url}/api/clients/0/100`, { headers: { 'x-api-key': HANDFUL_OF_KEYS[0]! } });
+      if (!read.ok) throw new Error(`${gw.name}: /api/clients/0/100 answered ${read.status} ${await read.text()}`);
+      await checkPayment(gw);
+    });
+    const sent = [...commandsSent(before, await redis.commandCalls())];
+    if (sent.length === 0) {
+      await redis.stop();
+      return skip('a gateway started with REDIS_URL sent redis-server no command');
+    }
+    console.log(`Redis: redis-server ${redis.version} at ${redis.url}, persistence off, emptied before each run`);
+    return redis;
+  } catch (err) {
+    await redis.stop();
+    return skip(`a gateway with REDIS_URL could not serve a read and a payment (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+function commandsSent(before: Map<string, number>, after: Map<string, number>): Set<string> {
+  return new Set([...after].filter(([name, count]) => count > (before.get(name) ?? 0)).map(([name]) => name));
+}
+
+const fmtRatio = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(2)}x`);
+const line = (name: string, text: string) => console.log(`${name.padEnd(50)} ${text}`);
+
+function printRatios(get: (target: string) => Measured): void {
+  const ratio = (a: string, b: string) => get(a).rps / get(b).rps;
+  const checks: Array<[string, number, number]> = [
+    ['translated 100 / minimal reshaper 100', ratio('gateway translated 100', 'minimal reshaper 100'), 2],
+    ['translated 100 / direct v1 100', ratio('gateway translated 100', 'direct v1 100 records'), 0.25],
+    ['translated 1000 / minimal reshaper 1000', ratio('gateway translated 1000', 'minimal reshaper 1000'), 0],
+    ['translated 1000 / direct v1 1000', ratio('gateway translated 1000', 'direct v1 1000 records'), 0],
+    ['passthrough / bare express+HPM', ratio('gateway passthrough', 'bare express+HPM passthrough'), 1.5],
+    ['passthrough / direct v1', ratio('gateway passthrough', 'direct v1 100 records'), 0],
+    [`meetourteam cached (${KEYS} keys) / cold (new key/req)`, ratio('gateway meetourteam cached', COLD_TEAM), 5],
+    ['(logs off) translated 100 / direct v1 100', ratio('gateway translated 100, logs off', 'direct v1 100 records'), 0],
+    ['(logs off) passthrough / bare express+HPM', ratio('gateway passthrough, logs off', 'bare express+HPM passthrough'), 0],
+  ];
+  for (const [name, value, goal] of checks) {
+    const verdict = goal === 0 ? '' : value >= goal ? `  (>= ${goal}x: met)` : `  (>= ${goal}x: MISSED)`;
+    line(name, `${fmtRatio(value)}${verdict}`);
+  }
+  // On 2 cores the load generator and the fake upstream compete with the proxy for CPU, so req/s of a
+  // proxy is capped by the machine; CPU spent per request by the proxy process alone is the fairer cost.
+  const bareCpu = get('bare express+HPM passthrough').cpuUsPerRequest;
+  const gatewayCpu = get('gateway passthrough').cpuUsPerRequest;
+  if (bareCpu !== undefined && gatewayCpu !== undefined && gatewayCpu > 0) {
+    line('passthrough CPU per request: bare / gateway', `${fmtRatio(bareCpu / gatewayCpu)}  (${bareCpu.toFixed(0)} vs ${gatewayCpu.toFixed(0)} us)`);
+  }
+}
+
+/** The memory target holds over the targets with a handful of keys; one new key per request is reported beside it. */
+function printMemory(rows: Measured[]): void {
+  const gateway = rows.filter((r) => r.target.startsWith('gateway'));
+  const peak = (of: Measured[]) => Math.max(...of.map((r) => r.rssMb ?? 0));
+  const handful = gateway.filter((r) => r.keys === 'handful');
+  const worst = handful.reduce((a, b) => ((b.rssMb ?? 0) > (a.rssMb ?? 0) ? b : a));
+  const met = peak(handful) <= 150 ? 'met' : 'MISSED';
+  line('gateway peak RSS (worst target)', `${peak(handful).toFixed(0)} MB  (<= 150 MB: ${met}; ${KEYS} API keys in rotation; worst: ${worst.target})`);
+  const oneOff = gateway.filter((r) => r.keys === 'new per request');
+  if (oneOff.length > 0) {
+    line('gateway peak RSS, one new key per request', `${peak(oneOff).toFixed(0)} MB  (no target: every reply is a one-off cache entry; ${oneOff.map((r) => r.target).join(', ')})`);
+  }
+}
+
+/** With Redis / without, side by side: req/s, p50 and p99, and what the gateway asked of Redis per request. */
+function printRedis(get: (target: string) => Measured, redis: BenchRedis | undefined): void {
+  if (!redis) return;
+  console.log(`\nWith REDIS_URL / without (redis-server ${redis.version} on loopback; no target):`);
+  const pairs: Array<[string, string, string]> = [
+    [`cached read /api/clients/0/100, ${KEYS} keys`, 'gateway translated 100, Redis', 'gateway translated 100'],
+    ['payment, a new Idempotency-Key per request', `${PAYMENT}, Redis`, PAYMENT],
+  ];
+  const ms = (n: number) => `${n} ms`;
+  for (const [name, withRedis, without] of pairs) {
+    const a = get(withRedis);
+    const b = get(without);
+    const latency = (key: 'p50' | 'p99') => `${key} ${fmtRatio(b[key] > 0 ? a[key] / b[key] : undefined)} (${ms(a[key])} vs ${ms(b[key])})`;
+    const calls = Object.entries(a.redisCallsPerRequest ?? {})
+      .sort(([, x], [, y]) => y - x)
+      .map(([command, n]) => `${command} ${n.toFixed(2)}`)
+      .join(', ');
+    line(`  ${name}`, `req/s ${fmtRatio(a.rps / b.rps)} (${a.rps.toFixed(0)} vs ${b.rps.toFixed(0)}), ${latency('p50')}, ${latency('p99')}`);
+    line('', `  Redis commands per request: ${calls === '' ? 'none (REDIS_URL unused: not a Redis measurement)' : calls}`);
+  }
+  const rss = redis.peakRssMb();
+  if (rss !== undefined) line('  redis-server peak RSS', `${rss.toFixed(0)} MB`);
 }
 
 async function main(): Promise<void> {
@@ -202,45 +394,31 @@ async function main(): Promise<void> {
     `legacy-gateway bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per target, best of ${ROUNDS} rounds, ` +
       `Node ${process.version}; gateway: dist/cli.js serve ${GATEWAY_NODE_FLAGS.join(' ')} (as npm start), LOG_LEVEL=info, METRICS_PORT set`,
   );
+  console.log(
+    `API keys: every target sends ${KEYS} keys in rotation, except "${COLD_TEAM}", which sends a new key per request ` +
+      '(every call a cache miss that reads every v1 page, sorts and reshapes, with no shared upstream call). ' +
+      'Payments: client_id=1, a new Idempotency-Key per request, each reply checked to be a new payment (code 12).',
+  );
   const fake = await startChild('fake v1', path.join(here, 'fake-v1.js'), [], LIFETIME_S);
+  let redis: BenchRedis | undefined;
   try {
-    const rows = await measureAll(fake);
+    await withGateway('gateway (payment check)', GATEWAY_ENV(fake.url, '0'), GATEWAY_NODE_FLAGS, checkPayment);
+    redis = await startRedis(fake);
+    const rows = await measureAll(fake, targets(redis));
     const get = (target: string) => rows.find((r) => r.target === target)!;
     console.log(`\n${table(rows)}\n(direct rows: the fake v1 process itself, whose RSS covers every run it served)\n`);
-    const ratio = (a: string, b: string) => get(a).rps / get(b).rps;
-    const checks: Array<[string, number, number]> = [
-      ['translated 100 / minimal reshaper 100', ratio('gateway translated 100', 'minimal reshaper 100'), 2],
-      ['translated 100 / direct v1 100', ratio('gateway translated 100', 'direct v1 100 records'), 0.25],
-      ['translated 1000 / minimal reshaper 1000', ratio('gateway translated 1000', 'minimal reshaper 1000'), 0],
-      ['translated 1000 / direct v1 1000', ratio('gateway translated 1000', 'direct v1 1000 records'), 0],
-      ['passthrough / bare express+HPM', ratio('gateway passthrough', 'bare express+HPM passthrough'), 1.5],
-      ['passthrough / direct v1', ratio('gateway passthrough', 'direct v1 100 records'), 0],
-      ['meetourteam cached / cold', ratio('gateway meetourteam cached', 'gateway meetourteam cold'), 5],
-      ['(logs off) translated 100 / direct v1 100', ratio('gateway translated 100, logs off', 'direct v1 100 records'), 0],
-      ['(logs off) passthrough / bare express+HPM', ratio('gateway passthrough, logs off', 'bare express+HPM passthrough'), 0],
-    ];
-    for (const [name, value, goal] of checks) {
-      const verdict = goal === 0 ? '' : value >= goal ? `  (>= ${goal}x: met)` : `  (>= ${goal}x: MISSED)`;
-      console.log(`${name.padEnd(42)} ${value.toFixed(2)}x${verdict}`);
-    }
-    // On 2 cores the load generator and the fake upstream compete with the proxy for CPU, so req/s of a
-    // proxy is capped by the machine; CPU spent per request by the proxy process alone is the fairer cost.
-    const cpu = (t: string) => get(t).cpuUsPerRequest;
-    const bareCpu = cpu('bare express+HPM passthrough');
-    const gatewayCpu = cpu('gateway passthrough');
-    if (bareCpu !== undefined && gatewayCpu !== undefined && gatewayCpu > 0) {
-      console.log(`${'passthrough CPU per request: bare / gateway'.padEnd(42)} ${(bareCpu / gatewayCpu).toFixed(2)}x  (${bareCpu.toFixed(0)} vs ${gatewayCpu.toFixed(0)} us)`);
-    }
-    const gatewayPeak = Math.max(...rows.filter((r) => r.target.startsWith('gateway')).map((r) => r.rssMb ?? 0));
-    console.log(`${'gateway peak RSS (worst target)'.padEnd(42)} ${gatewayPeak.toFixed(0)} MB  (<= 150 MB: ${gatewayPeak <= 150 ? 'met' : 'MISSED'})`);
+    printRatios(get);
+    printMemory(rows);
+    printRedis(get, redis);
 
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(
       path.join(resultsDir, `bench-${Date.now()}.json`),
-      JSON.stringify({ node: process.version, connections: CONNECTIONS, durationS: DURATION_S, rounds: ROUNDS, rows }, null, 2),
+      JSON.stringify({ node: process.version, connections: CONNECTIONS, durationS: DURATION_S, rounds: ROUNDS, apiKeys: KEYS, redis: redis?.version ?? null, rows }, null, 2),
     );
     if (PROFILE) await runProfile(fake.url);
   } finally {
+    await redis?.stop();
     await fake.stop();
   }
 }
