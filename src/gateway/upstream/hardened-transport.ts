@@ -2,7 +2,10 @@
 //   cache -> single-flight -> retry -> metrics -> client
 // A cache hit makes no call; concurrent misses share one call; that call retries on its own; each
 // attempt is counted. With CACHE_TTL_MS=0 the cache layer is left out entirely (single-flight stays).
+// With a shared store (REDIS_URL) the cache has a second tier every replica reads; single-flight stays
+// per process.
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { SharedResponseStore } from '../state/response-store.js';
 import { withUpstreamMetrics } from './metered.js';
 import { DEFAULT_CACHE_LIMITS, withResponseCache, type CacheLimits } from './response-cache.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
@@ -17,6 +20,10 @@ export interface HardeningOptions {
   cacheLimits?: CacheLimits;
   /** CACHE_MIN_USES: a reply is stored from its Nth miss (default 1: the first). */
   cacheMinUses?: number;
+  /** The cache's second tier, shared by every replica (REDIS_URL); unset: the cache is this process's alone. */
+  shared?: SharedResponseStore;
+  /** With `shared`: how long a replica answers from its own copy before asking the shared tier again (5 s). */
+  l1TtlMs?: number;
   now?: () => number;
   random?: () => number;
 }
@@ -34,6 +41,8 @@ export function hardenTransport(client: V1Transport, options: HardeningOptions):
     defaultTtlMs: options.cacheTtlMs,
     ...(options.cacheLimits ?? DEFAULT_CACHE_LIMITS),
     ...(options.cacheMinUses !== undefined ? { storeAfterMisses: options.cacheMinUses } : {}),
+    ...(options.shared ? { shared: options.shared } : {}),
+    ...(options.l1TtlMs !== undefined ? { l1TtlMs: options.l1TtlMs } : {}),
     onEvent: (event) => options.metrics.cacheEvent(event),
     ...(options.now ? { now: options.now } : {}),
   });

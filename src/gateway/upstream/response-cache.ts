@@ -9,9 +9,15 @@
 // URL seen once. Set to 2 or more, a key+URL is stored from its Nth miss on, remembered in between by its
 // hash alone: a call made once (a new key's first call, a scanner) then never evicts what is in use nor
 // churns the heap, at the price of one more upstream call per key+URL and no stale copy of a one-off.
+// Two tiers (REDIS_URL, `shared`): the lru-cache stays the first, and keeps a copy only `l1TtlMs` before
+// asking the shared tier again, so replicas do not answer from their own copies for long after another
+// one stored a newer reply; the shared tier spares every other replica the v1 call (and the account's v1
+// budget). The shared tier may fail, lag or vanish at any time: that is a miss, never an error or a long
+// wait, and this process's own copies then serve as they would without it.
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../../shared/errors.js';
 import type { CacheEvent } from '../metrics/gateway-metrics.js';
+import type { SharedResponseStore, StoredReply } from '../state/response-store.js';
 import { requestKey } from './request-key.js';
 import type { V1GetRequest, V1Json, V1Transport } from './v1-client.js';
 
@@ -20,7 +26,16 @@ export interface ResponseCacheOptions extends CacheLimits {
   defaultTtlMs: number;
   now?: () => number;
   onEvent?: (event: CacheEvent) => void;
+  /** The second tier, shared by every replica; without it the cache is this process's alone. */
+  shared?: SharedResponseStore;
+  /** With `shared`: how long this process answers from its own copy before asking the shared tier again. */
+  l1TtlMs?: number;
+  /** With `shared`: how long a read waits for the shared tier before it counts as a miss. */
+  sharedWaitMs?: number;
 }
+
+export const DEFAULT_L1_TTL_MS = 5000;
+export const DEFAULT_SHARED_WAIT_MS = 250;
 
 export interface CacheLimits {
   maxEntries: number;
@@ -42,14 +57,17 @@ export const DEFAULT_CACHE_LIMITS = {
   admissionMemory: 50_000,
 } as const;
 
-const fromCache = (reply: V1Json, servedFrom: 'fresh' | 'stale', freshUntil?: number): V1Json =>
+const fromCache = (reply: Pick<V1Json, 'status' | 'body'>, servedFrom: 'fresh' | 'stale', freshUntil?: number): V1Json =>
   freshUntil === undefined ? { status: reply.status, body: reply.body, servedFrom } : { status: reply.status, body: reply.body, servedFrom, freshUntil };
 
 interface Entry {
   reply: V1Json;
+  /** When the reply was fetched from v1 (by this replica or, through the shared tier, another one). */
   storedAt: number;
   ttlMs: number;
   bytes: number;
+  /** Until when this process may answer with it without asking the shared tier (no end without one). */
+  localUntil: number;
 }
 
 /** The JSON size of a value, near enough to bound memory; cheaper than serialising it again. */
@@ -87,6 +105,23 @@ export interface ResponseCacheTransport extends V1Transport {
   clear(): void;
 }
 
+/** Whether a miss is the one on which the reply is stored (CACHE_MIN_USES). */
+function admission(options: CacheLimits): (key: string) => boolean {
+  if (options.storeAfterMisses <= 1) return () => true;
+  // Misses counted per key+URL not stored yet: a hash (43 characters) and a small number each.
+  // Bounded by count through maxSize, so its arrays grow with use instead of being allocated in full at start.
+  const misses = new LRUCache<string, number>({ maxSize: Math.max(1, options.admissionMemory), sizeCalculation: () => 1 });
+  return (key) => {
+    const seen = (misses.get(key) ?? 0) + 1;
+    if (seen < options.storeAfterMisses) {
+      misses.set(key, seen);
+      return false;
+    }
+    misses.delete(key);
+    return true;
+  };
+}
+
 export function withResponseCache(inner: V1Transport, options: ResponseCacheOptions): ResponseCacheTransport {
   const now = options.now ?? Date.now;
   const onEvent = options.onEvent ?? (() => undefined);
@@ -99,19 +134,11 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
     ttl: Math.max(options.staleWindowMs, options.defaultTtlMs),
     ttlAutopurge: false,
   });
-  // Misses counted per key+URL not stored yet: a hash (43 characters) and a small number each.
-  // Bounded by count through maxSize, so its arrays grow with use instead of being allocated in full at start.
-  const misses = new LRUCache<string, number>({ maxSize: Math.max(1, options.admissionMemory), sizeCalculation: () => 1 });
-  /** Whether this miss is the one on which the reply is stored. */
-  const admits = (key: string): boolean => {
-    if (options.storeAfterMisses <= 1) return true;
-    const seen = (misses.get(key) ?? 0) + 1;
-    if (seen < options.storeAfterMisses) {
-      misses.set(key, seen);
-      return false;
-    }
-    misses.delete(key);
-    return true;
+  const admits = admission(options);
+  const shared = options.shared ? sharedTier(options.shared, options.sharedWaitMs ?? DEFAULT_SHARED_WAIT_MS) : undefined;
+  const l1TtlMs = shared ? (options.l1TtlMs ?? DEFAULT_L1_TTL_MS) : Number.POSITIVE_INFINITY;
+  const keep = (key: string, reply: Pick<V1Json, 'status' | 'body'>, storedAt: number, ttlMs: number, bytes: number): void => {
+    entries.set(key, { reply: { status: reply.status, body: reply.body }, storedAt, ttlMs, bytes, localUntil: now() + l1TtlMs });
   };
 
   return {
@@ -121,32 +148,106 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       if (ttlMs <= 0) return inner.getJson(request);
       const key = requestKey(request);
       const held = entries.get(key);
+      // `freshUntil` is the copy's own (fetched + TTL), whichever tier it came from; `localUntil` only
+      // decides when this process asks the shared tier again.
       const heldUntil = held ? held.storedAt + Math.min(ttlMs, held.ttlMs) : 0;
-      if (held && now() < heldUntil) {
+      const asked = now();
+      if (held && asked < heldUntil && asked < held.localUntil) {
         onEvent('hit');
         return fromCache(held.reply, 'fresh', heldUntil);
+      }
+      let sharedCopy: StoredReply | undefined;
+      if (shared) {
+        sharedCopy = await shared.lookUp(key, asked);
+        const sharedUntil = sharedCopy ? sharedCopy.storedAt + Math.min(ttlMs, sharedCopy.ttlMs) : 0;
+        if (sharedCopy && now() < sharedUntil) {
+          // Concurrent readers share one lookup: the first of them puts the copy in this process.
+          if (entries.peek(key)?.storedAt !== sharedCopy.storedAt) {
+            const bytes = approximateJsonBytes(sharedCopy.body);
+            if (bytes <= options.maxBytes) keep(key, sharedCopy, sharedCopy.storedAt, sharedCopy.ttlMs, bytes);
+          }
+          onEvent('hit');
+          return fromCache(sharedCopy, 'fresh', sharedUntil);
+        }
+        // The shared tier has nothing newer (or cannot say: down, slow, the reply too large for it): this
+        // process's own copy serves for its whole TTL, as with no shared tier, asking again in l1TtlMs.
+        if (held && now() < heldUntil) {
+          held.localUntil = now() + l1TtlMs;
+          onEvent('hit');
+          return fromCache(held.reply, 'fresh', heldUntil);
+        }
       }
       onEvent('miss');
       let reply: V1Json;
       try {
         reply = await inner.getJson(request);
       } catch (err) {
-        // `held` is re-read: another caller may have stored a good reply while this one waited.
-        const fallback = entries.get(key) ?? held;
+        // `held` is re-read: another caller may have stored a good reply while this one waited. Of the two
+        // tiers' copies, the newer is served.
+        const local = entries.get(key) ?? held;
+        const fallback = sharedCopy && (!local || sharedCopy.storedAt > local.storedAt) ? { reply: sharedCopy, storedAt: sharedCopy.storedAt } : local;
         if (fallback && allowsStale(err) && now() - fallback.storedAt < options.staleWindowMs) {
           onEvent('stale');
           return fromCache(fallback.reply, 'stale');
         }
         throw err;
       }
-      if (!held && !admits(key)) return reply;
+      // A key+URL either tier holds was admitted before: its refresh is stored at once.
+      if (!held && !sharedCopy && !admits(key)) return reply;
       const bytes = approximateJsonBytes(reply.body);
       if (bytes > options.maxBytes) return reply;
       const storedAt = now();
-      entries.set(key, { reply: { status: reply.status, body: reply.body }, storedAt, ttlMs, bytes });
+      keep(key, reply, storedAt, ttlMs, bytes);
+      shared?.store(key, { status: reply.status, body: reply.body, storedAt, ttlMs }, ttlMs + options.staleWindowMs);
       return { status: reply.status, body: reply.body, freshUntil: storedAt + ttlMs };
     },
     size: () => entries.size,
     clear: () => entries.clear(),
+  };
+}
+
+interface SharedTier {
+  /** The shared copy, if the store answers within `waitMs` (a failure is none); concurrent lookups of one
+   * key share one read. Never rejects. A copy stored "later" than `asked` (a replica whose clock runs
+   * ahead) is dated `asked`, so that no clock makes a copy fresh for longer than its TTL from now. */
+  lookUp(key: string, asked: number): Promise<StoredReply | undefined>;
+  /** Stores a copy after the current reply is on its way; never awaited, its failure ignored. */
+  store(key: string, reply: StoredReply, keepMs: number): void;
+}
+
+function sharedTier(store: SharedResponseStore, waitMs: number): SharedTier {
+  const pending = new Map<string, Promise<StoredReply | undefined>>();
+  const read = (key: string, asked: number): Promise<StoredReply | undefined> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), waitMs);
+      timer.unref();
+      const settle = (found: StoredReply | undefined) => {
+        clearTimeout(timer);
+        resolve(found && found.storedAt > asked ? { ...found, storedAt: asked } : found);
+      };
+      try {
+        store.get(key).then(settle, () => settle(undefined));
+      } catch {
+        settle(undefined);
+      }
+    });
+  return {
+    lookUp(key, asked) {
+      const waiting = pending.get(key);
+      if (waiting) return waiting;
+      const lookup = read(key, asked).finally(() => pending.delete(key));
+      pending.set(key, lookup);
+      return lookup;
+    },
+    store(key, reply, keepMs) {
+      // Serialising a large reply takes milliseconds: it is done once this reply has been handed on.
+      setImmediate(() => {
+        try {
+          store.set(key, reply, keepMs).catch(() => undefined);
+        } catch {
+          // A store that throws instead of rejecting is ignored the same way.
+        }
+      });
+    },
   };
 }

@@ -1,0 +1,86 @@
+// Two replicas' response caches over one real redis-server: a reply one fetched is served by the other
+// with no upstream call; with Redis stopped every read is still answered (the local copy, then the
+// upstream), and the shared tier works again once Redis is back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisResponseStore } from '../../../../src/gateway/state/response-store-redis.js';
+import type { SharedResponseStore } from '../../../../src/gateway/state/response-store.js';
+import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
+import { DEFAULT_CACHE_LIMITS, withResponseCache } from '../../../../src/gateway/upstream/response-cache.js';
+import type { V1GetRequest } from '../../../../src/gateway/upstream/v1-client.js';
+import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
+import { connectTestRedis, type TestRedisPort } from '../state/node-redis-port.js';
+import { fakeTransport, request } from './fake-transport.js';
+
+let server: TestRedis;
+const ports: TestRedisPort[] = [];
+
+beforeAll(async () => {
+  server = await startTestRedis();
+});
+
+afterAll(async () => {
+  await Promise.all(ports.map((port) => port.close()));
+  await server?.close();
+});
+
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A replica: its own Redis connection, its own upstream (counting calls), its own response cache. */
+async function replica(name: string, prefix: string) {
+  const redis = await connectTestRedis(server.url);
+  ports.push(redis);
+  const store = createRedisResponseStore({ redis, prefix });
+  let n = 0;
+  const inner = fakeTransport(async () => ({ status: 200, body: { from: name, n: ++n } }));
+  const cache = withResponseCache(inner, { ...DEFAULT_CACHE_LIMITS, defaultTtlMs: 30_000, shared: store, l1TtlMs: 5000 });
+  return { redis, store, inner, cache };
+}
+
+/** Waits until the shared tier holds `req` (writes are not awaited by the read that makes them). */
+const shared = (store: SharedResponseStore, req: V1GetRequest) => until(async () => (await store.get(requestKey(req))) !== undefined);
+
+describe('the response cache over Redis, two replicas', () => {
+  it('a reply cached by one replica is served by the other with no upstream call', async () => {
+    const a = await replica('a', 'two:');
+    const b = await replica('b', 'two:');
+    const first = await a.cache.getJson(request());
+    await shared(a.store, request());
+    const second = await b.cache.getJson(request());
+    expect(second).toEqual({ status: 200, body: { from: 'a', n: 1 }, servedFrom: 'fresh', freshUntil: first.freshUntil });
+    expect(b.inner.calls).toHaveLength(0);
+    // Another key never gets it.
+    expect((await b.cache.getJson(request({ apiKey: 'key-b' }))).body).toEqual({ from: 'b', n: 1 });
+  });
+
+  it('with Redis stopped reads are answered (the local copy, then the upstream); once it is back it is shared again', async () => {
+    const a = await replica('a', 'outage:');
+    const b = await replica('b', 'outage:');
+    const seen = request({ query: { offset: '0' } });
+    await a.cache.getJson(seen);
+    await shared(a.store, seen);
+
+    await server.stop();
+    await until(() => !a.redis.isUp() && !b.redis.isUp());
+    const started = performance.now();
+    expect((await a.cache.getJson(seen)).body).toEqual({ from: 'a', n: 1 });
+    expect(a.inner.calls).toHaveLength(1);
+    const unseen = request({ query: { offset: '10' } });
+    expect((await b.cache.getJson(unseen)).body).toEqual({ from: 'b', n: 1 });
+    expect((await b.cache.getJson(seen)).body).toEqual({ from: 'b', n: 2 });
+    expect(performance.now() - started).toBeLessThan(1000);
+
+    await server.start();
+    await until(() => a.redis.isUp() && b.redis.isUp());
+    const after = request({ query: { offset: '20' } });
+    expect((await a.cache.getJson(after)).body).toEqual({ from: 'a', n: 2 });
+    await shared(a.store, after);
+    expect((await b.cache.getJson(after)).body).toEqual({ from: 'a', n: 2 });
+    expect(b.inner.calls).toHaveLength(2);
+  });
+});
