@@ -16,7 +16,7 @@ import { readinessProbe } from './routes/health.js';
 import { legacyReadRoute } from './routes/legacy-read.js';
 import { createPassthrough } from './routes/passthrough.js';
 import { paymentRoute } from './routes/payment.js';
-import { IdempotencyStore } from './state/idempotency-store.js';
+import { createMemoryIdempotencyStore } from './state/idempotency-memory.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
 import { countStep } from './steps/count.js';
 import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
@@ -107,7 +107,7 @@ export function createGateway(parts: GatewayParts): Gateway {
       mapping: parts.payment,
       transport,
       writer: client,
-      idempotency: new IdempotencyStore(),
+      idempotency: createMemoryIdempotencyStore(),
       logger: parts.logger,
       ...(lifecycle ? { mustFinish: (req) => lifecycle.mustFinish(req), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
       onPaymentCode: (code) => metrics.paymentCompleted(code),

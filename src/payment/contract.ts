@@ -26,7 +26,8 @@ export const PAYMENT_CODES = {
   /** `discount` is unknown, inactive, or only valid for another service. */
   discountInvalid: 7,
   /** The payment was refused otherwise or its outcome is unknown; or a fault stopped a check before any
-   * POST (the message says no payment was made). */
+   * POST (the message says no payment was made); or the Idempotency-Key store could not take the key
+   * (503, no payment made) or holds a first call that stopped with no reply (502, outcome unknown). */
   paymentFailed: 8,
   /** A package payment (a service whose group holds more than one session) was refused. */
   packageRefused: 9,
@@ -169,6 +170,32 @@ export const malformedIdempotencyKeyReply = (mapping: Texts): LegacyPaymentReply
 /** 409, code 0: the Idempotency-Key was already used (same API key) for a payment with other fields. */
 export const idempotencyKeyReusedReply = (mapping: Texts): LegacyPaymentReply =>
   reply(PAYMENT_CODES.invalidFields, mapping.messages.idempotencyMismatch, 409);
+
+/** Why the Idempotency-Key store could not take or follow a key: the reason its 503 gives. */
+export const IDEMPOTENCY_UNAVAILABLE_REASONS = {
+  full: 'the Idempotency-Key store is full',
+  'store-unreachable': 'the Idempotency-Key store cannot be reached',
+  'wait-expired': 'the first call with this Idempotency-Key has not answered yet',
+} as const;
+
+export type IdempotencyUnavailableReason = keyof typeof IDEMPOTENCY_UNAVAILABLE_REASONS;
+
+/**
+ * 503, code 8: the Idempotency-Key store could not take the key (full, unreachable) or the first call with
+ * it is still running; answered before any v1 call. A retry with the same key is safe: it pays once, or
+ * gets the first call's reply.
+ */
+export const idempotencyUnavailableReply = (reason: IdempotencyUnavailableReason, mapping: Texts): LegacyPaymentReply =>
+  reply(PAYMENT_CODES.paymentFailed, fill(mapping.messages.idempotencyUnavailable, { reason: IDEMPOTENCY_UNAVAILABLE_REASONS[reason] }), 503);
+
+/**
+ * 502, code 8: the first call with this key stopped while paying (its replica died, or its reply could not
+ * be stored) and no reply was kept: the payment may have been made, and it is never made again under this
+ * key. A fault's status, as every outcome the gateway cannot know: HTTP 200 with code 8 is v1 refusing the
+ * payment, which an integration may take as "not paid" and pay again.
+ */
+export const idempotencyOutcomeUnknownReply = (mapping: Texts): LegacyPaymentReply =>
+  reply(PAYMENT_CODES.paymentFailed, mapping.messages.idempotencyOutcomeUnknown, 502);
 
 /** 500, code 8: a fault inside the gateway; the caller is told to check the payments before retrying. */
 export const internalFaultReply = (mapping: Texts): LegacyPaymentReply =>

@@ -93,6 +93,10 @@ export const paymentMappingSchema = z.strictObject({
     tooLarge: z.string(),
     unsupportedBody: z.string(),
     idempotencyMismatch: z.string(),
+    /** Code 8, HTTP 503: the Idempotency-Key store cannot take the key now ({reason}); this call made no payment. */
+    idempotencyUnavailable: z.string(),
+    /** Code 8, HTTP 502: the first call with this Idempotency-Key stopped before it answered; its outcome is unknown. */
+    idempotencyOutcomeUnknown: z.string(),
   }),
 });
 

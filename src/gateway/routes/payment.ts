@@ -1,5 +1,8 @@
 // Serves POST /api/payment: reads the body, applies the Idempotency-Key, runs the payment flow with the
 // API key the edge read, and writes the legacy payment reply {"status","code","response"}.
+// The checks that need no v1 call (codes 1, 0, 3) run before the Idempotency-Key store is asked: such a
+// refusal takes no key, and a repeat gets the same answer by running them again. The store is a port
+// (in this process or in Redis): whatever it cannot do, it says, and the route answers before any v1 call.
 // v1 GETs go through the shared transport (cache, retries); the payment and client POSTs go through the
 // writer, once. The fields are never logged; the log line carries the code only. A reply built after
 // a v1 call may carry v1's text (its error message, its headers): it passes through the request's scrubber
@@ -7,16 +10,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { runPaymentFlow, type PaymentPorts } from '../../payment/flow.js';
-import type { IdempotencyStore } from '../state/idempotency-store.js';
+import type { IdempotencyOutcome, IdempotencyStore } from '../state/idempotency.js';
 import {
   bodyProblemReply,
   idempotencyKeyReusedReply,
+  idempotencyOutcomeUnknownReply,
+  idempotencyUnavailableReply,
   internalFaultReply,
   isIdempotencyKey,
   malformedIdempotencyKeyReply,
+  reply,
   unacceptedFieldsReply,
   type LegacyPaymentReply,
 } from '../../payment/contract.js';
+import { checkLocally } from '../../payment/local-checks.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import { API_KEY_PARAM } from '../edge/api-key.js';
 import type { RequestContext, RequestSecrets } from '../edge/request-context.js';
@@ -50,6 +57,25 @@ function scrubbed(result: LegacyPaymentReply, secrets: RequestSecrets): LegacyPa
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers)) headers[name] = secrets.scrub(value);
   return { ...result, headers, body: { ...result.body, response: secrets.scrub(result.body.response) } };
+}
+
+/** The reply an Idempotency-Key outcome stands for. */
+function outcomeReply(outcome: IdempotencyOutcome, mapping: PaymentMapping, secrets: RequestSecrets): LegacyPaymentReply {
+  switch (outcome.kind) {
+    case 'fresh':
+      return outcome.reply;
+    case 'replayed': {
+      // Stored scrubbed of the same key and fields; scrubbed again for this call's own secrets.
+      const replayed = scrubbed(outcome.reply, secrets);
+      return { ...replayed, headers: { ...replayed.headers, 'idempotent-replayed': 'true' } };
+    }
+    case 'mismatch':
+      return idempotencyKeyReusedReply(mapping);
+    case 'outcome-unknown':
+      return idempotencyOutcomeUnknownReply(mapping);
+    case 'unavailable':
+      return idempotencyUnavailableReply(outcome.reason, mapping);
+  }
 }
 
 export function paymentRoute(deps: PaymentRouteDeps) {
@@ -88,23 +114,17 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     };
     const header = req.headers['idempotency-key'];
     const idempotencyKey = Array.isArray(header) ? header[0] : header;
+    const local = checkLocally(fields, mapping);
     let result: LegacyPaymentReply;
-    if (idempotencyKey === undefined) {
-      result = await pay();
-    } else if (!isIdempotencyKey(idempotencyKey)) {
+    if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
       result = malformedIdempotencyKeyReply(mapping);
+    } else if (!local.ok) {
+      result = reply(local.code, local.message);
+    } else if (idempotencyKey === undefined) {
+      result = await pay();
     } else {
       const outcome = await deps.idempotency.run(apiKey, idempotencyKey, deps.idempotency.fingerprint(fields), pay);
-      if (outcome.kind === 'mismatch') {
-        result = idempotencyKeyReusedReply(mapping);
-      } else {
-        result = outcome.reply;
-        if (outcome.kind === 'replayed') {
-          // Stored scrubbed of the same key and fields; scrubbed again for this call's own secrets.
-          result = scrubbed(result, ctx.secrets);
-          res.setHeader('idempotent-replayed', 'true');
-        }
-      }
+      result = outcomeReply(outcome, mapping, ctx.secrets);
     }
     if (result.internalError !== undefined) {
       (res as ServerResponse & { err?: Error }).err = result.internalError instanceof Error ? result.internalError : new Error('payment flow fault');

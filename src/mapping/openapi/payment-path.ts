@@ -173,8 +173,12 @@ function paymentResponses(mapping: PaymentMapping, registry: SchemaRegistry): Re
     '415': own('The body is not urlencoded, multipart or JSON (code 0).', unsupportedBodyReply(mapping)),
     '429': fault('v1\'s rate limit (code 5 while creating the new client, else 8), with its Retry-After.', { 'Retry-After': headerRef('Retry-After') }),
     '500': fault('v1\'s 500 (code 5 while creating the new client: it may exist, look it up; else code 8: check the payments list before retrying), or a fault inside the gateway (code 8).'),
-    '502': fault('v1 could not be reached or answered something unreadable (code 5 while creating the new client, else 8).'),
-    '503': fault('v1\'s 503 (code 5 while creating the new client, else 8), or the Idempotency-Key store cannot take the key (code 8); no payment was made when the message says so.'),
+    '502': fault(
+      'v1 could not be reached or answered something unreadable (code 5 while creating the new client, else 8); or the first call with this Idempotency-Key stopped before it answered (code 8): its outcome is unknown, check the payments list before paying again with a new key.',
+    ),
+    '503': fault(
+      'v1\'s 503 (code 5 while creating the new client, else 8), or the Idempotency-Key store cannot take the key (code 8: it is full or cannot be reached, or the first call with the key has not answered yet), answered before any v1 call: retry later with the same key. No payment was made when the message says so.',
+    ),
     '504': fault('v1 did not answer in time (code 5 while creating the new client, else 8): the outcome is unknown, the message says what to check before retrying.'),
     '5XX': fault('Any other v1 fault (code 5 while creating the new client, else 8), with v1\'s status.'),
   };
@@ -184,7 +188,7 @@ function paymentDescription(mapping: PaymentMapping): string {
   return [
     'Creates a payment, optionally creating the client first. Each step stops at its code: the local checks (1, 0, 3, no v1 call), the client (6), the service (10), the discount (7), the time zone, the new client (2, 4, 5, 0), then the payment itself (9, 11, 8, 12).',
     `\`timezone\` is checked against v1's time zones; empty or unknown becomes \`${mapping.timezone.fallback}\`.`,
-    'The payment POST is made at most once per call and never retried. With an Idempotency-Key, a repeat (same API key, same key) returns the stored reply without any v1 call (header Idempotent-Replayed: true); a repeat while the first is in flight waits for its reply; the same key with other fields answers 409.',
+    'The payment POST is made at most once per call and never retried. With an Idempotency-Key, a repeat (same API key, same key, for 24 hours, on any replica) returns the stored reply without any v1 call (header Idempotent-Replayed: true); a repeat while the first is in flight waits for its reply; the same key with other fields answers 409. A key the store cannot take answers 503 (code 8) before any v1 call; a first call that stopped before it answered leaves its key answering 502 (code 8, outcome unknown), never a second payment. The checks made without v1 (codes 1, 0, 3) take no key.',
     '`token`, `password`, `password2` and the API key never appear in a log line, a message or a stored reply. A trailing slash (`/api/payment/`) is accepted.',
   ].join('\n\n');
 }

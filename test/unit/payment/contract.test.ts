@@ -7,7 +7,10 @@ import {
   availabilityFaults,
   bodyProblemReply,
   bodyTooLargeReply,
+  IDEMPOTENCY_UNAVAILABLE_REASONS,
   idempotencyKeyReusedReply,
+  idempotencyOutcomeUnknownReply,
+  idempotencyUnavailableReply,
   internalFaultReply,
   isCalendarDate,
   isIdempotencyKey,
@@ -110,6 +113,30 @@ describe("the route's replies", () => {
     expect(idempotencyKeyReusedReply(mapping)).toEqual(failure(0, 'this Idempotency-Key was already used for a different payment', 409));
   });
 
+  it.each([
+    ['full', 'the Idempotency-Key store is full'],
+    ['store-unreachable', 'the Idempotency-Key store cannot be reached'],
+    ['wait-expired', 'the first call with this Idempotency-Key has not answered yet'],
+  ] as const)('Idempotency-Key store unavailable (%s): 503, code 8, no payment made, retry with the same key', (reason, text) => {
+    expect(idempotencyUnavailableReply(reason, mapping)).toEqual(
+      failure(8, `payment error: ${text}; this call made no payment: retry later with the same Idempotency-Key`, 503),
+    );
+  });
+
+  it('names every reason a store gives', () => {
+    expect(Object.keys(IDEMPOTENCY_UNAVAILABLE_REASONS).sort()).toEqual(['full', 'store-unreachable', 'wait-expired']);
+  });
+
+  it('first call with the key stopped with no reply: 502, code 8, check the payments list before paying again', () => {
+    expect(idempotencyOutcomeUnknownReply(mapping)).toEqual(
+      failure(
+        8,
+        'payment error: the outcome of the payment made with this Idempotency-Key is unknown (the call that made it stopped before it answered); check the payments list before paying again with a new Idempotency-Key',
+        502,
+      ),
+    );
+  });
+
   it('internal fault: 500, code 8, telling the caller to check before retrying', () => {
     expect(internalFaultReply(mapping)).toEqual(
       failure(8, 'payment error: the outcome of the payment is unknown (internal gateway error); check the payments list before retrying', 500),
@@ -117,9 +144,12 @@ describe("the route's replies", () => {
   });
 
   it('take their texts from the mapping', () => {
-    const other = { ...mapping, bodyLimitBytes: 2048, messages: { ...mapping.messages, tooLarge: 'max {limit}', idempotencyMismatch: 'reused' } };
+    const messages = { ...mapping.messages, tooLarge: 'max {limit}', idempotencyMismatch: 'reused', idempotencyUnavailable: 'later: {reason}', idempotencyOutcomeUnknown: 'unknown' };
+    const other = { ...mapping, bodyLimitBytes: 2048, messages };
     expect(bodyTooLargeReply(other).body.response).toBe('max 2048');
     expect(idempotencyKeyReusedReply(other).body.response).toBe('reused');
+    expect(idempotencyUnavailableReply('full', other).body.response).toBe('later: the Idempotency-Key store is full');
+    expect(idempotencyOutcomeUnknownReply(other).body.response).toBe('unknown');
   });
 });
 

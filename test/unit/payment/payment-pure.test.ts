@@ -3,9 +3,8 @@ import fc from 'fast-check';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/shared/errors.js';
-import { IdempotencyStore } from '../../../src/gateway/state/idempotency-store.js';
 import { checkLocally } from '../../../src/payment/local-checks.js';
-import { matchRule, outcomeUnknown, reply } from '../../../src/payment/outcome.js';
+import { matchRule, outcomeUnknown } from '../../../src/payment/outcome.js';
 import { paymentMappingSchema, type PaymentMapping } from '../../../src/payment/payment-mapping.js';
 import { newClientBody, paymentBody } from '../../../src/payment/v1-bodies.js';
 
@@ -73,44 +72,5 @@ describe('outcome rules', () => {
     const refused = new GatewayError('LGW_UPSTREAM_UNREACHABLE', 'u', { cause: Object.assign(new Error('c'), { code: 'ECONNREFUSED' }) });
     expect(outcomeUnknown(refused)).toBe(false);
     expect(outcomeUnknown(new GatewayError('LGW_UPSTREAM_UNREACHABLE', 'reset'))).toBe(true);
-  });
-});
-
-describe('IdempotencyStore', () => {
-  it('runs once per key, replays after, and catches a reused key with other fields', async () => {
-    const store = new IdempotencyStore();
-    let runs = 0;
-    const pay = async () => {
-      runs++;
-      return reply(12, 'ok');
-    };
-    const fp = store.fingerprint({ a: '1' });
-    const [a, b] = await Promise.all([store.run('k', 'id', fp, pay), store.run('k', 'id', fp, pay)]);
-    expect(a).toEqual({ kind: 'fresh', reply: reply(12, 'ok') });
-    expect(b).toEqual({ kind: 'replayed', reply: reply(12, 'ok') });
-    expect(await store.run('k', 'id', store.fingerprint({ a: '2' }), pay)).toEqual({ kind: 'mismatch' });
-    expect((await store.run('other-key', 'id', fp, pay)).kind).toBe('fresh');
-    expect(runs).toBe(2);
-  });
-  it('holds at most maxEntries keys, forgetting the least recently used', async () => {
-    const store = new IdempotencyStore({ maxEntries: 2 });
-    let runs = 0;
-    const pay = async () => {
-      runs++;
-      return reply(12, 'ok');
-    };
-    const fp = store.fingerprint({ a: '1' });
-    for (const id of ['first', 'second', 'third']) expect((await store.run('k', id, fp, pay)).kind).toBe('fresh');
-    expect((await store.run('k', 'third', fp, pay)).kind).toBe('replayed');
-    expect((await store.run('k', 'second', fp, pay)).kind).toBe('replayed');
-    // 'first' was pushed out by 'third': a repeat of it is a new payment as far as this store knows.
-    expect((await store.run('k', 'first', fp, pay)).kind).toBe('fresh');
-    expect(runs).toBe(4);
-  });
-  it('keeps no key or field in clear', () => {
-    const store = new IdempotencyStore();
-    const fp = store.fingerprint({ token: 'tok_secret', password: 'hunter2' });
-    expect(fp).not.toContain('tok_secret');
-    expect(fp).not.toContain('hunter2');
   });
 });
