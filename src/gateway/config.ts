@@ -25,6 +25,24 @@ const upstreamUrl = z
   // A trailing slash would double up with the /api/v1 prefix.
   .transform((v) => v.replace(/\/+$/, ''));
 
+/** redis:// or rediss:// (TLS), with the password and the database number in the URL (`/2`). Its messages
+ * never repeat the value: it holds the password. */
+const redisUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^rediss?:\/\//i.test(v), { message: 'must be a redis:// or rediss:// URL', abort: true })
+  .refine((v) => new URL(v).hostname !== '', { message: 'must name a host', abort: true })
+  .refine((v) => {
+    const u = new URL(v);
+    return u.search === '' && u.hash === '';
+  }, 'must not carry a query string or fragment (the database number is the path: redis://host:6379/2)')
+  .refine((v) => /^\/?$|^\/\d{1,5}$/.test(new URL(v).pathname), 'its path must be empty or a database number (redis://host:6379/2)');
+
+/** Prepended to every key the gateway writes, so several gateways (or other applications) can share a Redis. */
+const redisKeyPrefix = z.string().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 visible ASCII characters');
+
+/** The HMAC secret every replica shares: Idempotency-Keys are stored under HMACs of it, never in clear. */
+const gatewaySecret = z.string().min(32, 'must be at least 32 characters');
+
 /** Every setting by its camelCase name (the library's options), each validated once, here. */
 export const settingsSchema = z.object({
   upstreamUrl: optionalText.pipe(upstreamUrl.optional()),
@@ -46,6 +64,10 @@ export const settingsSchema = z.object({
   nodeEnv: optionalText,
   /** A reply is cached from its Nth miss (1: the first, as nginx's proxy_cache_min_uses). */
   cacheMinUses: z.coerce.number().int().min(1).max(100).default(1),
+  /** Shared state between replicas; unset: in-process stores. */
+  redisUrl: optionalText.pipe(redisUrl.optional()),
+  redisKeyPrefix: optionalText.pipe(redisKeyPrefix.optional()).transform((v) => v ?? 'lgw:'),
+  gatewaySecret: optionalText.pipe(gatewaySecret.optional()),
 });
 
 type SettingName = keyof z.input<typeof settingsSchema>;
@@ -68,6 +90,9 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   sandbox: 'SANDBOX',
   nodeEnv: 'NODE_ENV',
   cacheMinUses: 'CACHE_MIN_USES',
+  redisUrl: 'REDIS_URL',
+  redisKeyPrefix: 'REDIS_KEY_PREFIX',
+  gatewaySecret: 'GATEWAY_SECRET',
 };
 
 
@@ -93,6 +118,13 @@ export interface GatewayConfig {
   /** NODE_ENV=production. */
   production: boolean;
   cacheMinUses: number;
+  /** REDIS_URL: Idempotency-Keys and the read cache's second tier are shared through it. Holds the
+   * password: never log it (maskRedisUrl). */
+  redisUrl: string | undefined;
+  /** REDIS_KEY_PREFIX (default `lgw:`). */
+  redisKeyPrefix: string;
+  /** GATEWAY_SECRET: required with REDIS_URL; never logged. */
+  gatewaySecret: string | undefined;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -106,14 +138,33 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Shared state needs the secret every replica shares: a per-process one would make each replica's
+ * Idempotency-Keys unreadable to the others. The problem as one line, or undefined; `names` are how the
+ * caller calls the two settings. */
+export function missingSecretWithRedis(redisUrl: string | undefined, secret: string | undefined, names = { url: 'REDIS_URL', secret: 'GATEWAY_SECRET' }): string | undefined {
+  if (redisUrl === undefined || secret !== undefined) return undefined;
+  return `${names.secret}: required when ${names.url} is set (the HMAC secret every replica shares, at least 32 characters)`;
+}
+
+/** REDIS_URL as it may be printed: the password replaced by `***`. */
+export function maskRedisUrl(url: string): string {
+  if (!URL.canParse(url)) return 'redis://(unparseable)';
+  const u = new URL(url);
+  if (u.password !== '') u.password = '***';
+  return u.toString();
+}
+
 /** Parses the environment; throws ConfigError naming each bad variable (never its value). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const names = Object.entries(ENVIRONMENT_NAMES) as Array<[SettingName, string]>;
   const parsed = settingsSchema.safeParse(Object.fromEntries(names.map(([key, name]) => [key, env[name]])));
-  if (!parsed.success) {
+  const present = (name: string) => (env[name] ?? '').trim() !== '';
+  // Judged on what was given, so that it is reported beside any other bad setting.
+  const noSecret = missingSecretWithRedis(present('REDIS_URL') ? 'set' : undefined, present('GATEWAY_SECRET') ? 'set' : undefined);
+  if (!parsed.success || noSecret !== undefined) {
     // One line per bad setting: its variable and the reason, never its value.
-    const lines = parsed.error.issues.map((i) => `${ENVIRONMENT_NAMES[i.path[0] as SettingName] ?? i.path.join('.')}: ${i.message}`);
-    throw new ConfigError([...new Set(lines)].join('\n'));
+    const lines = (parsed.error?.issues ?? []).map((i) => `${ENVIRONMENT_NAMES[i.path[0] as SettingName] ?? i.path.join('.')}: ${i.message}`);
+    throw new ConfigError([...new Set([...lines, ...(noSecret === undefined ? [] : [noSecret])])].join('\n'));
   }
   const { nodeEnv, ...e } = parsed.data;
   return {
@@ -125,5 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     hostExplicit: e.host !== undefined,
     mappingsDir: e.mappingsDir ? path.resolve(e.mappingsDir) : SHIPPED_MAPPINGS_DIR,
     testimonialsFile: e.testimonialsFile ? path.resolve(e.testimonialsFile) : undefined,
+    redisUrl: e.redisUrl,
+    gatewaySecret: e.gatewaySecret,
   };
 }
