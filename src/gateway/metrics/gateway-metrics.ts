@@ -7,6 +7,14 @@ export type UpstreamOutcome = 'ok' | 'client_error' | 'rate_limited' | 'server_e
 
 export type CacheEvent = 'hit' | 'miss' | 'stale';
 
+/** What became of one keyed payment call at the Idempotency-Key store (the closed set of label values):
+ * `claimed` it ran, `replayed` it got a stored reply, `waited` it waited for a first call in flight
+ * elsewhere, `mismatch` the key was reused with other fields, `outcome_unknown` the first call's end was
+ * never recorded, `refused_full` the store had no room, `refused_unavailable` the store (Redis) could not
+ * be reached, `wait_expired` the first call did not finish within the wait. */
+export const IDEMPOTENCY_EVENTS = ['claimed', 'replayed', 'waited', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_unavailable', 'wait_expired'] as const;
+export type IdempotencyEvent = (typeof IDEMPOTENCY_EVENTS)[number];
+
 export interface GatewayMetrics {
   /** A request entered the listener (the in-flight gauge goes up). */
   requestStarted(): void;
@@ -18,6 +26,9 @@ export interface GatewayMetrics {
   retried(): void;
   /** The payment flow answered with this legacy code (0-12). */
   paymentCompleted(code: number): void;
+  /** Redis (REDIS_URL) came up or went down; called once at start with its state, then on each change. */
+  redisState(up: boolean): void;
+  idempotencyEvent(event: IdempotencyEvent): void;
 }
 
 export const noMetrics: GatewayMetrics = {
@@ -27,4 +38,19 @@ export const noMetrics: GatewayMetrics = {
   cacheEvent: () => undefined,
   retried: () => undefined,
   paymentCompleted: () => undefined,
+  redisState: () => undefined,
+  idempotencyEvent: () => undefined,
 };
+
+/** `metrics` with anything it lacks done by `noMetrics`: a host application's own GatewayMetrics, written
+ * before a method was added, must not make the gateway throw when it counts. */
+export function completeMetrics(metrics: Partial<GatewayMetrics>): GatewayMetrics {
+  const names = Object.keys(noMetrics) as Array<keyof GatewayMetrics>;
+  if (names.every((name) => typeof metrics[name] === 'function')) return metrics as GatewayMetrics;
+  const complete: Record<string, unknown> = {};
+  for (const name of names) {
+    const own = metrics[name];
+    complete[name] = typeof own === 'function' ? (own as (...args: unknown[]) => void).bind(metrics) : noMetrics[name];
+  }
+  return complete as unknown as GatewayMetrics;
+}

@@ -3,7 +3,7 @@
 // Every label value is checked against a closed set here, whatever the caller passes: a label can never
 // carry an API key, a path or any other value taken from a request.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CacheEvent, GatewayMetrics, UpstreamOutcome } from './gateway-metrics.js';
+import { IDEMPOTENCY_EVENTS, type CacheEvent, type GatewayMetrics, type IdempotencyEvent, type UpstreamOutcome } from './gateway-metrics.js';
 
 /** Route names that are not legacy methods; `other` stands for anything not known at start. */
 export const FIXED_ROUTE_NAMES = ['passthrough', 'payment', 'healthz', 'readyz', 'rejected', 'other'] as const;
@@ -20,6 +20,30 @@ export interface PrometheusOptions {
   legacyMethods: Iterable<string>;
   /** Default process metrics (CPU, memory, event loop, GC); off in unit tests to avoid global observers. */
   processMetrics?: boolean;
+  /** REDIS_URL is set: `legacy_gateway_redis_up` is exported (0 until Redis answers). Without it the gauge
+   * is absent, so an alert on `legacy_gateway_redis_up == 0` never fires for a gateway without Redis. */
+  redis?: boolean;
+}
+
+/** The Idempotency-Key store's events, and Redis's state when REDIS_URL is set. */
+function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMetrics, 'redisState' | 'idempotencyEvent'> {
+  const idempotency = new Counter({
+    name: 'legacy_gateway_idempotency_events_total',
+    help: 'Keyed payment calls at the Idempotency-Key store, by what became of them.',
+    labelNames: ['event'],
+    registers: [registry],
+  });
+  for (const event of IDEMPOTENCY_EVENTS) idempotency.inc({ event }, 0);
+  const redisUp = redis
+    ? new Gauge({ name: 'legacy_gateway_redis_up', help: 'Whether Redis (REDIS_URL, the state replicas share) answers: 1 up, 0 down.', registers: [registry] })
+    : undefined;
+  redisUp?.set(0);
+  return {
+    redisState: (up) => redisUp?.set(up ? 1 : 0),
+    idempotencyEvent: (event: IdempotencyEvent) => {
+      if ((IDEMPOTENCY_EVENTS as readonly string[]).includes(event)) idempotency.inc({ event });
+    },
+  };
 }
 
 export function createPrometheusMetrics(options: PrometheusOptions): PrometheusMetrics {
@@ -89,5 +113,6 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     },
     retried: () => retries.inc(),
     paymentCompleted: (code) => payments.inc({ code: Number.isInteger(code) && code >= 0 && code <= 12 ? String(code) : 'other' }),
+    ...sharedStateMetrics(registry, options.redis ?? false),
   };
 }
