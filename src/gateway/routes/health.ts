@@ -1,5 +1,7 @@
 // The gateway's own routes: /healthz (the process answers) and /readyz (mappings loaded, upstream
 // reachable, not draining). The upstream probe is a plain GET /api/v1: any HTTP answer means reachable.
+// Redis (REDIS_URL) is named in the body but never makes /readyz fail: reads go on without it, and keyed
+// payments are refused by their store, so taking every replica out of the balancer would only add an outage.
 import { request } from 'undici';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeJson } from '../edge/write-json.js';
@@ -11,6 +13,8 @@ export interface ReadinessDeps {
   mappingCount: number;
   /** Said in every /readyz body (sandbox mode: the upstream is demo data). */
   notice?: string;
+  /** With REDIS_URL: whether Redis answers right now (`"redis":"up"` or `"down"` in the body). */
+  redisUp?: () => boolean;
 }
 
 /** Probes at most once per `cacheMs`, so a load balancer polling /readyz cannot flood the upstream. */
@@ -51,10 +55,12 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
       const sandbox = deps.notice === undefined ? {} : { sandbox: deps.notice };
       if (deps.isDraining()) return writeJson(res, 503, { status: 'draining', ...sandbox });
       const upstream = await upstreamReachable();
+      const redis = deps.redisUp === undefined ? {} : { redis: deps.redisUp() ? 'up' : 'down' };
       writeJson(res, upstream ? 200 : 503, {
         status: upstream ? 'ready' : 'upstream unreachable',
         mappings: deps.mappingCount,
         upstream: upstream ? 'reachable' : 'unreachable',
+        ...redis,
         ...sandbox,
       });
     },

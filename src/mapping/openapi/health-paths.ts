@@ -6,6 +6,13 @@ import type { JsonObject, SchemaObject } from './types.js';
 /** Said by /readyz, beside its state, when the gateway serves the embedded sandbox's demo data. */
 const SANDBOX_NOTICE: SchemaObject = { type: 'string', description: 'Present only in sandbox mode: the upstream is demo data, not the real service.' };
 
+/** Said by /readyz with REDIS_URL: whether the state replicas share can be reached. */
+const REDIS_STATE: SchemaObject = {
+  type: 'string',
+  enum: ['up', 'down'],
+  description: 'Present only when REDIS_URL is set: whether Redis (Idempotency-Keys, the shared read cache) answers. Down does not make the gateway unready: reads go on, keyed payments are refused.',
+};
+
 /** An object with exactly these properties, all required, plus the optional ones named. */
 const closed = (properties: Record<string, SchemaObject>, optional: Record<string, SchemaObject> = {}): SchemaObject => ({
   type: 'object',
@@ -18,7 +25,7 @@ const ready = closed({
   status: { type: 'string', const: 'ready' },
   mappings: { type: 'integer', minimum: 0, description: 'How many read methods are mapped.' },
   upstream: { type: 'string', const: 'reachable' },
-}, { sandbox: SANDBOX_NOTICE });
+}, { redis: REDIS_STATE, sandbox: SANDBOX_NOTICE });
 
 const notReady: SchemaObject = {
   oneOf: [
@@ -29,7 +36,7 @@ const notReady: SchemaObject = {
         mappings: { type: 'integer', minimum: 0 },
         upstream: { type: 'string', const: 'unreachable' },
       },
-      { sandbox: SANDBOX_NOTICE },
+      { redis: REDIS_STATE, sandbox: SANDBOX_NOTICE },
     ),
   ],
 };
@@ -43,7 +50,7 @@ export function healthPathItems(): Record<string, JsonObject> {
     '/healthz': probe('healthz', 'Answers 200 while the process runs.', {
       '200': { description: 'The process runs.', content: jsonContent(closed({ status: { type: 'string', const: 'ok' } })) },
     }),
-    '/readyz': probe('readyz', 'Answers 200 when the mappings are loaded and the upstream answers; 503 otherwise or while draining.', {
+    '/readyz': probe('readyz', 'Answers 200 when the mappings are loaded and the upstream answers, whether Redis is up or down; 503 otherwise or while draining.', {
       '200': { description: 'Ready to serve.', content: jsonContent(ready) },
       '503': { description: 'The upstream cannot be reached (probed at most every 2 s), or the gateway is shutting down.', content: jsonContent(notReady) },
     }),
