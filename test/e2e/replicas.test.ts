@@ -13,8 +13,11 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openApiDocumentFor } from '../../src/commands/openapi.js';
+import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import { DEFAULT_MAX_ENTRIES_PER_API_KEY } from '../../src/gateway/state/idempotency-memory.js';
 import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
+import { openApiChecker, type OpenApiChecker } from '../helpers/openapi-check.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 
@@ -28,6 +31,7 @@ const TOKEN = 'tok_visa_REPLICAS_SECRET';
 const HANGING_AMOUNT = '77.77';
 
 let v1: RecordingUpstream;
+let surface: OpenApiChecker;
 let paymentDelayMs = 0;
 let paymentIds = 9000;
 const allLines: string[] = [];
@@ -94,12 +98,15 @@ interface PaymentReply extends Reply {
   body: { status: string; code: number; response: string };
 }
 
+/** One payment call; its reply must be one the legacy surface's OpenAPI description allows. */
 async function pay(replica: Replica, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<PaymentReply> {
-  return (await fetchReply(`${replica.url}/api/payment`, {
+  const reply = (await fetchReply(`${replica.url}/api/payment`, {
     method: 'POST',
     body: new URLSearchParams(fields),
     headers: { 'x-api-key': CALLER_KEY, ...headers },
   })) as PaymentReply;
+  expect(surface.check({ method: 'POST', path: '/api/payment', status: reply.status, contentType: reply.headers.get('content-type'), body: reply.body })).toEqual([]);
+  return reply;
 }
 
 const payment = (amount = '45.50') => ({ client_id: '1', revenue_amount: amount, send_email: '0', token: TOKEN });
@@ -107,6 +114,7 @@ const keyed = (key: string) => ({ 'idempotency-key': key });
 const paymentPosts = () => v1.received.filter((r) => r.method === 'POST' && r.url === '/api/v1/payments').length;
 
 beforeAll(async () => {
+  surface = openApiChecker(await openApiDocumentFor(SHIPPED_MAPPINGS_DIR));
   v1 = await startRecordingUpstream((req, res) => {
     const url = new URL(req.url, 'http://v1');
     const client = /^\/api\/v1\/clients\/(\d+)$/.exec(url.pathname);
