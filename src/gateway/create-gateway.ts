@@ -2,22 +2,29 @@
 // layers, the routes (one per read mapping, the payment, the passthrough, health), the route table, and
 // the ordered steps, into the one Express router that serves every request. Everything is built here,
 // once; nothing is parsed or loaded per request. It never listens (start.ts does) and never starts or
-// knows the embedded sandbox: its upstream is a URL like any other.
+// knows the embedded sandbox: its upstream is a URL like any other. The stores are chosen here, once:
+// with a Redis connection (REDIS_URL) the Idempotency-Keys and the read cache's second tier are shared by
+// every replica; without one they live in this process. It uses the connection and never closes it.
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { V1Record } from '../mapping/legacy-record.js';
 import type { MappingSet } from '../mapping/mapping-set.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
+import { ConfigError, missingSecretWithRedis } from './config.js';
 import { createGatewayRouter } from './edge/router.js';
 import { buildRouteTable, type RouteTable } from './edge/route-table.js';
 import type { RequestLifecycle } from './lifecycle.js';
-import { noMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
+import { noMetrics, type GatewayMetrics, type IdempotencyEvent } from './metrics/gateway-metrics.js';
 import { readinessProbe } from './routes/health.js';
 import { legacyReadRoute } from './routes/legacy-read.js';
 import { createPassthrough } from './routes/passthrough.js';
 import { paymentRoute } from './routes/payment.js';
+import type { IdempotencyStore } from './state/idempotency.js';
 import { createMemoryIdempotencyStore } from './state/idempotency-memory.js';
+import { createRedisIdempotencyStore } from './state/idempotency-redis.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
+import { createRedisResponseStore } from './state/response-store-redis.js';
+import type { SharedRedis } from './state/shared-redis.js';
 import { countStep } from './steps/count.js';
 import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
 import { guardStep } from './steps/guard.js';
@@ -54,12 +61,19 @@ export interface GatewayParts {
   now?: () => number;
   /** The upstream is the embedded sandbox's demo data: every reply and /readyz say so. */
   demo?: boolean;
+  /** The state replicas share (REDIS_URL): Idempotency-Keys and the read cache's second tier live there.
+   * Unset: both stores are this process's. The caller connects it and closes it after `close()`. */
+  redis?: SharedRedis;
+  /** REDIS_KEY_PREFIX: put before every Redis key and channel (default `lgw:`). */
+  keyPrefix?: string;
+  /** GATEWAY_SECRET, the HMAC secret every replica shares; required with `redis`. */
+  secret?: string;
 }
 
 export interface Gateway {
   router: Router;
   table: RouteTable;
-  /** Frees the upstream pools. */
+  /** Waits for the Idempotency-Key replies still being stored, then frees the upstream pools. */
   close(): Promise<void>;
 }
 
@@ -78,9 +92,47 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
   return steps;
 }
 
+/** The longest a repeated keyed payment waits for the first call, in flight on another replica: the
+ * payment's upstream calls (its checks, then the POST) plus a margin. */
+const idempotencyWaitMs = (settings: GatewaySettings): number => settings.upstreamTimeoutMs * 2 + 2000;
+
+/** What the shared stores need, once checked: the connection, the key prefix and the shared secret. */
+interface SharedState {
+  redis: SharedRedis;
+  prefix: string;
+  secret: string;
+}
+
+function sharedState(parts: GatewayParts): SharedState | undefined {
+  if (!parts.redis) return undefined;
+  if (parts.secret === undefined) throw new ConfigError(missingSecretWithRedis('set', undefined, { url: 'redis', secret: 'secret' }));
+  return { redis: parts.redis, prefix: parts.keyPrefix ?? 'lgw:', secret: parts.secret };
+}
+
+/** The Idempotency-Key store: shared through Redis, or this process's own. */
+function idempotencyStore(parts: GatewayParts, shared: SharedState | undefined, metrics: GatewayMetrics): IdempotencyStore {
+  const onEvent = (event: IdempotencyEvent) => metrics.idempotencyEvent(event);
+  if (shared) return createRedisIdempotencyStore({ ...shared, waitMs: idempotencyWaitMs(parts.settings), onEvent });
+  return createMemoryIdempotencyStore({
+    onEvent,
+    onFullChange: (full) =>
+      full
+        ? parts.logger.warn('Idempotency-Key store full: keyed payments with a new key are refused (code 8, 503) until stored keys expire')
+        : parts.logger.info('Idempotency-Key store takes new keys again'),
+  });
+}
+
+/** Redis's state, told to the metrics now and at each change. */
+function watchRedis(redis: SharedRedis, metrics: GatewayMetrics): void {
+  metrics.redisState(redis.isUp());
+  redis.onStateChange((up) => metrics.redisState(up));
+}
+
 export function createGateway(parts: GatewayParts): Gateway {
   const { settings, lifecycle } = parts;
   const metrics = parts.metrics ?? noMetrics;
+  const shared = sharedState(parts);
+  if (shared) watchRedis(shared.redis, metrics);
   // A 1000-record v1 page is 1-2 MB: 16 MB is ample, and bounds what one reply can cost in memory.
   const client = new V1Client({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, maxBodyBytes: 16 * 1024 * 1024 });
   // GETs (translated calls and the payment flow's checks) go through the hardening layers; POSTs do not.
@@ -88,8 +140,10 @@ export function createGateway(parts: GatewayParts): Gateway {
     cacheTtlMs: settings.cacheTtlMs,
     metrics,
     ...(settings.cacheMinUses !== undefined ? { cacheMinUses: settings.cacheMinUses } : {}),
+    ...(shared ? { shared: createRedisResponseStore({ redis: shared.redis, prefix: shared.prefix }) } : {}),
     ...(parts.now ? { now: parts.now } : {}),
   });
+  const idempotency = idempotencyStore(parts, shared, metrics);
   const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs });
   const health = readinessProbe({
     upstreamUrl: settings.upstreamUrl,
@@ -97,6 +151,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     isDraining: () => lifecycle?.draining() ?? false,
     mappingCount: parts.mappings.size,
     ...(parts.demo ? { notice: DEMO_NOTICE } : {}),
+    ...(shared ? { redisUp: () => shared.redis.isUp() } : {}),
   });
   const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords };
   const table = buildRouteTable(parts.mappings, {
@@ -107,7 +162,7 @@ export function createGateway(parts: GatewayParts): Gateway {
       mapping: parts.payment,
       transport,
       writer: client,
-      idempotency: createMemoryIdempotencyStore(),
+      idempotency,
       logger: parts.logger,
       ...(lifecycle ? { mustFinish: (req) => lifecycle.mustFinish(req), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
       onPaymentCode: (code) => metrics.paymentCompleted(code),
@@ -119,6 +174,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     router,
     table,
     async close() {
+      await idempotency.close();
       await passthrough.close();
       await client.close();
     },

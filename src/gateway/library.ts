@@ -3,20 +3,35 @@
 // v1 service. Options are the environment's settings in camelCase (README: Configuration), validated here
 // once; mappings and operator files are loaded synchronously, before the router exists, so a bad one
 // throws at once instead of failing requests later. Listening, metrics, the drain on SIGTERM and the
-// recording of calls stay with the host application or with `legacy-gateway serve`.
+// recording of calls stay with the host application or with `legacy-gateway serve`. With `redisUrl` the
+// router shares its Idempotency-Keys and read cache through Redis like a served replica: it connects in the
+// background (the router serves at once, Redis up or not) and `close()` disconnects.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { ConfigError, SHIPPED_MAPPINGS_DIR, settingsSchema } from './config.js';
-import { createGateway } from './create-gateway.js';
+import { ConfigError, SHIPPED_MAPPINGS_DIR, missingSecretWithRedis, settingsSchema } from './config.js';
+import { createGateway, type Gateway } from './create-gateway.js';
 import { loadMappingDirectorySync } from './loaders/mapping-files.js';
 import { loadOperatorRecords } from './loaders/static-records.js';
 import { createLogger } from './logging.js';
-import type { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { completeMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
+import { createRedisConnection } from './state/redis-connection.js';
 
 const optionsSchema = settingsSchema
-  .pick({ upstreamApiKey: true, mappingsDir: true, accountTimezone: true, testimonialsFile: true, upstreamTimeoutMs: true, cacheTtlMs: true, cacheMinUses: true, logLevel: true })
+  .pick({
+    upstreamApiKey: true,
+    mappingsDir: true,
+    accountTimezone: true,
+    testimonialsFile: true,
+    upstreamTimeoutMs: true,
+    cacheTtlMs: true,
+    cacheMinUses: true,
+    logLevel: true,
+    redisUrl: true,
+    redisKeyPrefix: true,
+    gatewaySecret: true,
+  })
   .extend({ upstreamUrl: settingsSchema.shape.upstreamUrl.pipe(z.string({ error: 'is required' })) });
 
 export type LegacyGatewayOptions = z.input<typeof optionsSchema> & {
@@ -29,7 +44,7 @@ export type LegacyGatewayOptions = z.input<typeof optionsSchema> & {
 /** An Express router: mount it with `app.use(...)`, at the root or under a path. Typed as the middleware
  * it is, so that using it needs no Express type package. */
 export type LegacyGatewayRouter = ((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void) & {
-  /** Frees the upstream connection pools; call it when the host application stops. */
+  /** Frees the upstream connection pools (and the Redis connection); call it when the host application stops. */
   close(): Promise<void>;
 };
 
@@ -40,16 +55,31 @@ export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRoute
     throw new ConfigError(`legacyGateway: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
   const o = parsed.data;
+  const noSecret = missingSecretWithRedis(o.redisUrl, o.gatewaySecret, { url: 'redisUrl', secret: 'gatewaySecret' });
+  if (noSecret !== undefined) throw new ConfigError(`legacyGateway: ${noSecret}`);
   const { reads, payment } = loadMappingDirectorySync(o.mappingsDir ?? SHIPPED_MAPPINGS_DIR);
   if (!payment) throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
   const operatorFiles = loadOperatorRecords(reads, { TESTIMONIALS_FILE: o.testimonialsFile });
-  const gateway = createGateway({
-    settings: { upstreamUrl: o.upstreamUrl, upstreamApiKey: o.upstreamApiKey, upstreamTimeoutMs: o.upstreamTimeoutMs, cacheTtlMs: o.cacheTtlMs, cacheMinUses: o.cacheMinUses, accountTimezone: o.accountTimezone },
-    mappings: reads,
-    payment,
-    staticRecords: (setting) => operatorFiles.get(setting),
-    logger: givenLogger ?? createLogger(o.logLevel),
-    ...(metrics ? { metrics } : {}),
-  });
-  return Object.assign(gateway.router as unknown as LegacyGatewayRouter, { close: () => gateway.close() });
+  const logger = givenLogger ?? createLogger(o.logLevel);
+  const redis = o.redisUrl === undefined ? undefined : createRedisConnection({ url: o.redisUrl, logger });
+  let gateway: Gateway;
+  try {
+    gateway = createGateway({
+      settings: { upstreamUrl: o.upstreamUrl, upstreamApiKey: o.upstreamApiKey, upstreamTimeoutMs: o.upstreamTimeoutMs, cacheTtlMs: o.cacheTtlMs, cacheMinUses: o.cacheMinUses, accountTimezone: o.accountTimezone },
+      mappings: reads,
+      payment,
+      staticRecords: (setting) => operatorFiles.get(setting),
+      logger,
+      ...(metrics ? { metrics: completeMetrics(metrics) } : {}),
+      ...(redis ? { redis, keyPrefix: o.redisKeyPrefix, secret: o.gatewaySecret } : {}),
+    });
+  } catch (err) {
+    void redis?.close();
+    throw err;
+  }
+  const close = async (): Promise<void> => {
+    await gateway.close();
+    await redis?.close();
+  };
+  return Object.assign(gateway.router as unknown as LegacyGatewayRouter, { close });
 }

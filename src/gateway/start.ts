@@ -1,6 +1,7 @@
 // Starts a standalone gateway: loads and validates the mappings and operator files, builds the gateway
 // (create-gateway.ts) with what only a server has (the drain on SIGTERM, the metrics listener on
-// METRICS_PORT, never the public port, and the recorder), and listens on HOST:PORT. The upstream is
+// METRICS_PORT, never the public port, the recorder, and the Redis connection of REDIS_URL, which it
+// opens before the gateway is built and closes after it), and listens on HOST:PORT. The upstream is
 // UPSTREAM_URL, or the one the caller composes in (the serve command's embedded sandbox): this module
 // never starts or imports the sandbox.
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -19,6 +20,8 @@ import { createLogger } from './logging.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createRecorder, type Recorder } from './steps/record.js';
+import { createRedisConnection, type RedisConnection } from './state/redis-connection.js';
+import type { SharedRedis } from './state/shared-redis.js';
 
 export interface RunningGateway {
   /** e.g. http://127.0.0.1:54321 */
@@ -36,6 +39,8 @@ export interface RunningGateway {
   lifecycle: RequestLifecycle;
   /** e.g. http://127.0.0.1:9464 when METRICS_PORT is set (the path is /metrics). */
   metricsUrl: string | undefined;
+  /** The connection to REDIS_URL (its state: `isUp()`, `onStateChange`); undefined without it. */
+  redis: SharedRedis | undefined;
 }
 
 /** An upstream composed in by the caller instead of UPSTREAM_URL (the serve command's sandbox). */
@@ -118,6 +123,7 @@ interface Resources {
   lifecycle: RequestLifecycle;
   gateway: Gateway;
   recorder: Recorder | undefined;
+  redis: RedisConnection | undefined;
   metricsServer?: MetricsServer | undefined;
 }
 
@@ -128,6 +134,8 @@ function closer(resources: Resources, logger: Logger): () => Promise<void> {
       const report = await resources.lifecycle.drain(resources.server);
       logger.info(report, 'drained');
       await resources.gateway.close();
+      // After the gateway: its stores may still be writing the last replies.
+      await resources.redis?.close();
       await resources.recorder?.close();
       await resources.metricsServer?.close();
     })();
@@ -154,38 +162,56 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const { reads: mappings, payment } = await loadFiles(config);
   const operatorFiles = loadOperatorRecords(mappings, { TESTIMONIALS_FILE: config.testimonialsFile });
 
-  const prometheus = config.metricsPort === undefined ? undefined : createPrometheusMetrics({ legacyMethods: mappings.keys() });
+  const prometheus = config.metricsPort === undefined ? undefined : createPrometheusMetrics({ legacyMethods: mappings.keys(), redis: config.redisUrl !== undefined });
   const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
   // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
   if (config.recordFile) prepareRecordFile(config.recordFile);
   const recorder = config.recordFile
     ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
     : undefined;
-  const gateway = createGateway({
-    settings: { upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey, upstreamTimeoutMs: config.upstreamTimeoutMs, cacheTtlMs: config.cacheTtlMs, cacheMinUses: config.cacheMinUses, accountTimezone: config.accountTimezone },
-    mappings,
-    payment,
-    staticRecords: (setting) => operatorFiles.get(setting),
-    logger,
-    lifecycle,
-    ...(prometheus ? { metrics: prometheus } : {}),
-    ...(recorder ? { recorder: recorder.step } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.upstream?.demo ? { demo: true } : {}),
-  });
+  // Redis down is no reason not to start: the first attempt is awaited (so its one line comes first and the
+  // metric starts right), then the connection keeps trying in the background.
+  const redis = config.redisUrl === undefined ? undefined : createRedisConnection({ url: config.redisUrl, logger });
+  await redis?.started;
+  let gateway: Gateway;
+  try {
+    gateway = createGateway({
+      settings: { upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey, upstreamTimeoutMs: config.upstreamTimeoutMs, cacheTtlMs: config.cacheTtlMs, cacheMinUses: config.cacheMinUses, accountTimezone: config.accountTimezone },
+      mappings,
+      payment,
+      staticRecords: (setting) => operatorFiles.get(setting),
+      logger,
+      lifecycle,
+      ...(prometheus ? { metrics: prometheus } : {}),
+      ...(recorder ? { recorder: recorder.step } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.upstream?.demo ? { demo: true } : {}),
+      ...(redis ? { redis, keyPrefix: config.redisKeyPrefix, secret: config.gatewaySecret } : {}),
+    });
+  } catch (err) {
+    // Nothing may keep the process alive after a failed start.
+    await redis?.close();
+    await recorder?.close();
+    throw err;
+  }
   const server = createServer(config, routerListener(gateway.router));
   const port = await listen(server, config).catch(async (err: unknown) => {
     // Nothing may keep the process alive after a failed start (a port in use, say).
     await gateway.close();
+    await redis?.close();
     await recorder?.close();
     throw err;
   });
-  const resources: Resources = { server, lifecycle, gateway, recorder };
+  const resources: Resources = { server, lifecycle, gateway, recorder, redis };
   resources.metricsServer = await startMetrics(prometheus, config, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await gateway.close();
+    await redis?.close();
   });
-  logger.info({ host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL' }, 'legacy-gateway listening');
+  logger.info(
+    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL', sharedState: redis ? 'redis' : 'in process' },
+    'legacy-gateway listening',
+  );
 
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
@@ -198,5 +224,6 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     draining: () => lifecycle.draining(),
     lifecycle,
     metricsUrl: resources.metricsServer?.url,
+    redis,
   };
 }
