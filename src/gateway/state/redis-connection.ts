@@ -115,6 +115,8 @@ function withDeadline<T>(work: Promise<T>, ms: number, onMiss: () => void): Prom
 
 /** A short name for why a connection failed (an error code or class), never a message that could hold the URL. */
 function reasonOf(err: unknown): string {
+  // Redis's own replies start with their error code (WRONGPASS, NOAUTH, NOPERM, OOM, LOADING...).
+  if (err instanceof ErrorReply) return /^[A-Z]+/.exec(err.message)?.[0] ?? err.name;
   if (err instanceof Error) return (err as NodeJS.ErrnoException).code ?? err.name;
   return 'unknown';
 }

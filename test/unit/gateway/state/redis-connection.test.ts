@@ -370,6 +370,7 @@ describe('the eviction policy and the password', () => {
       await bad.started;
       expect(bad.isUp()).toBe(false);
       expect(stateLines(wrong.lines)).toEqual(['Redis unreachable at start: serving anyway, reconnecting in the background']);
+      expect(wrong.lines.find((l) => l.msg.startsWith('Redis unreachable'))!.reason).toBe('WRONGPASS');
       for (const line of [...right.raw, ...wrong.raw]) {
         expect(line).not.toContain('S3CRET');
         expect(line).not.toContain('WRONG-redis-pass');
