@@ -20,6 +20,7 @@ import { legacyReadRoute } from './routes/legacy-read.js';
 import { createPassthrough } from './routes/passthrough.js';
 import { paymentRoute } from './routes/payment.js';
 import type { IdempotencyStore } from './state/idempotency.js';
+import { refusedTheApiKey } from '../payment/contract.js';
 import { createMemoryIdempotencyStore } from './state/idempotency-memory.js';
 import { createRedisIdempotencyStore } from './state/idempotency-redis.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
@@ -112,9 +113,10 @@ function sharedState(parts: GatewayParts): SharedState | undefined {
 /** The Idempotency-Key store: shared through Redis, or this process's own. */
 function idempotencyStore(parts: GatewayParts, shared: SharedState | undefined, metrics: GatewayMetrics): IdempotencyStore {
   const onEvent = (event: IdempotencyEvent) => metrics.idempotencyEvent(event);
-  if (shared) return createRedisIdempotencyStore({ ...shared, waitMs: idempotencyWaitMs(parts.settings), onEvent });
+  if (shared) return createRedisIdempotencyStore({ ...shared, waitMs: idempotencyWaitMs(parts.settings), onEvent, releasesKey: refusedTheApiKey });
   return createMemoryIdempotencyStore({
     onEvent,
+    releasesKey: refusedTheApiKey,
     onFullChange: (full) =>
       full
         ? parts.logger.warn('Idempotency-Key store full: keyed payments with a new key are refused (code 8, 503) until stored keys expire')

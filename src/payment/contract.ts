@@ -200,3 +200,9 @@ export const idempotencyOutcomeUnknownReply = (mapping: Texts): LegacyPaymentRep
 /** 500, code 8: a fault inside the gateway; the caller is told to check the payments before retrying. */
 export const internalFaultReply = (mapping: Texts): LegacyPaymentReply =>
   reply(PAYMENT_CODES.paymentFailed, fill(mapping.messages.outcomeUnknown, { reason: INTERNAL_FAULT_REASON }), 500);
+
+/** Whether a reply shows that v1 refused the API key itself (401, 403): nothing was done, so the call takes
+ * no Idempotency-Key for long, and made-up API keys cannot fill the key store for everyone else. */
+export function refusedTheApiKey(reply: LegacyPaymentReply): boolean {
+  return reply.httpStatus === 401 || reply.httpStatus === 403;
+}

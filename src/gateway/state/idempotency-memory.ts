@@ -25,6 +25,9 @@ export interface MemoryIdempotencyOptions {
   onEvent?: (event: IdempotencyEvent) => void;
   /** Told when the store becomes full (true) and when it can take keys again (false), once per change. */
   onFullChange?: (full: boolean) => void;
+  /** Replies that take no key: v1 refused the API key itself, so nothing was done under the key, and
+   * made-up API keys must not fill the store. Such a key is released once its waiters have the reply. */
+  releasesKey?: (reply: LegacyPaymentReply) => boolean;
 }
 
 interface Entry {
@@ -106,6 +109,7 @@ export function createMemoryIdempotencyStore(options: MemoryIdempotencyOptions =
     }
     entry.settled = true;
     settle(storedReply(reply));
+    if (options.releasesKey?.(reply)) remove(id, entry);
     return { kind: 'fresh', reply };
   }
 

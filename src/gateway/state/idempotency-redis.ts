@@ -35,7 +35,13 @@ export interface RedisIdempotencyOptions {
   leaseMs?: number;
   now?: () => number;
   onEvent?: (event: IdempotencyEvent) => void;
+  /** Replies kept only a minute, not 24 hours: v1 refused the API key itself, so nothing was done under
+   * the key, and made-up API keys must not fill Redis. */
+  releasesKey?: (reply: LegacyPaymentReply) => boolean;
 }
+
+/** How long a reply that takes no key stays, so repeats that follow at once still replay it. */
+const RELEASED_KEY_TTL_MS = 60_000;
 
 const replySchema = z.object({
   httpStatus: z.number().int(),
@@ -247,7 +253,8 @@ class RedisIdempotencyStore implements IdempotencyStore {
     // (check the payments list), never a second payment. This call still answers with its own reply.
     try {
       const done: Claim = { state: 'done', fingerprint, reply: storedReply(reply) };
-      if (await this.redis.set(key, JSON.stringify(done), { ifPresent: true, keepTtl: true })) await this.redis.publish(this.channel, id);
+      const ttl = this.options.releasesKey?.(reply) ? { ttlMs: RELEASED_KEY_TTL_MS } : { keepTtl: true };
+      if (await this.redis.set(key, JSON.stringify(done), { ifPresent: true, ...ttl })) await this.redis.publish(this.channel, id);
     } catch {
       // Nothing more to do: see above; a lost announcement is covered by the waiters' re-reads.
     }

@@ -2,7 +2,7 @@
 // another payment is a mismatch, a live key is never forgotten (a full store refuses new keys instead),
 // one caller cannot fill the store for the others, and nothing is kept in clear.
 import { describe, expect, it } from 'vitest';
-import { reply, type LegacyPaymentReply } from '../../../../src/payment/contract.js';
+import { refusedTheApiKey, reply, type LegacyPaymentReply } from '../../../../src/payment/contract.js';
 import type { IdempotencyEvent } from '../../../../src/gateway/state/idempotency.js';
 import { createMemoryIdempotencyStore, type MemoryIdempotencyOptions } from '../../../../src/gateway/state/idempotency-memory.js';
 
@@ -151,5 +151,19 @@ describe('nothing in clear', () => {
     expect(createMemoryIdempotencyStore({ secret: 's2' }).fingerprint(fields)).not.toBe(fp);
     // Without a secret, each process (each store) draws its own.
     expect(createMemoryIdempotencyStore().fingerprint(fields)).not.toBe(createMemoryIdempotencyStore().fingerprint(fields));
+  });
+});
+
+describe('replies that take no key (v1 refused the API key itself)', () => {
+  it('releases the key: made-up API keys cannot fill the store, and a repeat runs again', async () => {
+    const s = setup({ maxEntries: 3, releasesKey: refusedTheApiKey });
+    const refused = async () => reply(8, 'payment error: the service could not be reached or refused the request (invalid key); no payment was made', 401);
+    for (let i = 0; i < 10; i++) {
+      expect(await s.store.run(`made-up-key-${i}`, 'order-1', s.fp, refused)).toMatchObject({ kind: 'fresh', reply: { httpStatus: 401 } });
+    }
+    // The store is not full: another caller's payment takes its key and pays.
+    expect(await s.run('real-key', 'order-1')).toEqual({ kind: 'fresh', reply: reply(12, 'payment added (payment id 1)') });
+    expect(s.fullChanges).toEqual([]);
+    expect(await s.store.run('made-up-key-0', 'order-1', s.fp, refused)).toMatchObject({ kind: 'fresh' });
   });
 });

@@ -5,7 +5,7 @@
 // works again once Redis is back, the owner's lease renewal keeps a long payment's claim alive, and
 // nothing is kept in clear.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reply, type LegacyPaymentReply } from '../../../../src/payment/contract.js';
+import { refusedTheApiKey, reply, type LegacyPaymentReply } from '../../../../src/payment/contract.js';
 import type { IdempotencyEvent, IdempotencyStore } from '../../../../src/gateway/state/idempotency.js';
 import { createRedisIdempotencyStore, type RedisIdempotencyOptions } from '../../../../src/gateway/state/idempotency-redis.js';
 import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
@@ -302,6 +302,19 @@ describe('what Redis holds', () => {
       expect(keys[0]).not.toContain(secret);
       expect(value).not.toContain(secret);
     }
+  });
+
+  it('a reply showing v1 refused the API key itself is kept a minute, not 24 hours (made-up keys cannot fill Redis)', async () => {
+    const [a] = await replicas(1, { releasesKey: refusedTheApiKey });
+    const refused = async () => reply(8, 'payment error: the service could not be reached or refused the request (invalid key); no payment was made', 401);
+    await a!.store.run('made-up-key', 'order-1', a!.store.fingerprint(FIELDS), refused);
+    const keys = (await a!.port.command(['KEYS', `t${prefixes}:*`])) as string[];
+    expect(keys).toHaveLength(1);
+    const ttl = (await a!.port.command(['PTTL', keys[0]!])) as number;
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    // A repeat at once still replays it.
+    expect(await a!.store.run('made-up-key', 'order-1', a!.store.fingerprint(FIELDS), refused)).toMatchObject({ kind: 'replayed', reply: { httpStatus: 401 } });
   });
 
   it('another secret names the same key otherwise: replicas must share GATEWAY_SECRET', async () => {
