@@ -33,10 +33,18 @@ const RUN = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
 let paymentSeq = 0;
 export const nextIdempotencyKey = (): string => `bench-${RUN}-${paymentSeq++}`;
 
+/**
+ * Payments per run: a fixed count rather than a duration. Without Redis the gateway's Idempotency-Key store
+ * takes at most 2,000 unexpired keys per API key and then refuses new ones (code 8, HTTP 503), so a gateway
+ * process may take 5 x 2,000 keyed payments in a day: each run (a new process) stays under that.
+ */
+export const PAYMENTS_PER_RUN = { warmup: 500, measured: 8_000 };
+
 export interface PaymentLoad {
   requests: Request[];
   /** Replies that were not a new payment (a legacy code other than 12, or a replayed reply). */
   wrongReplies(): number;
+  amount: typeof PAYMENTS_PER_RUN;
 }
 
 export function payments(): PaymentLoad {
@@ -56,5 +64,5 @@ export function payments(): PaymentLoad {
       },
     },
   ];
-  return { requests, wrongReplies: () => wrong };
+  return { requests, wrongReplies: () => wrong, amount: PAYMENTS_PER_RUN };
 }
