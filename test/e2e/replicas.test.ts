@@ -20,6 +20,7 @@ import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
 import { openApiChecker, type OpenApiChecker } from '../helpers/openapi-check.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { createClient } from '@redis/client';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli.js');
@@ -127,6 +128,9 @@ beforeAll(async () => {
       return;
     }
     if (req.method === 'GET' && url.pathname === '/api/v1') return json(res, 200, { object: 'api' });
+    if (req.method === 'GET' && url.pathname === '/api/v1/staff') {
+      return json(res, 200, { object: 'list', total: 1, limit: 5, offset: 0, has_more: false, data: [{ object: 'staff', id: 1, first_name: 'Ann' }] });
+    }
     json(res, 404, { error: { code: 'unknown_resource', message: 'no such resource' } });
   });
 });
@@ -166,6 +170,24 @@ describe('two replicas sharing Redis', () => {
     expect(replies[0]!.status).toBe(200);
     expect(replies[0]!.body).toEqual({ status: 'success', code: 12, response: `payment added (payment id ${paymentIds})` });
     expect(replies.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(9);
+  });
+
+  it('a list read on one replica, then on the other: one v1 call', async () => {
+    const read = (replica: Replica) => fetchReply(`${replica.url}/api/staffs/0/5`, { headers: { 'x-api-key': CALLER_KEY } });
+    const first = await read(a);
+    expect(first.status).toBe(200);
+    // The shared tier is written just after the reply goes out: wait until Redis holds it.
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      await until('the reply is in Redis', async () => (await client.keys('lgw:cache:*')).length > 0);
+    } finally {
+      await client.close();
+    }
+    const second = await read(b);
+    expect(second.status).toBe(200);
+    expect(second.text).toBe(first.text);
+    expect(v1.received.map((r) => r.url)).toEqual(['/api/v1/staff?offset=0&limit=5']);
   });
 
   it('a repeat after one replica restarts is replayed, with no second payment', async () => {
