@@ -1,0 +1,109 @@
+// Where a front proxy listens and where it sends calls: its address, the gateway replicas, v1's base URL,
+// and its TLS files. Read from the `routes` command's options and checked here, so the renderers only
+// spell valid values: a bad one is a FrontSettingError naming the option. Pure: no file is read.
+
+export class FrontSettingError extends Error {
+  override name = 'FrontSettingError';
+}
+
+export interface ListenAddress {
+  /** As written (`127.0.0.1`, `[::1]`, `localhost`); undefined: every IPv4 address. */
+  host: string | undefined;
+  port: number;
+}
+
+export interface Origin {
+  scheme: 'http' | 'https';
+  /** The host name or address (an IPv6 address in brackets). */
+  hostname: string;
+  port: number;
+  /** The Host header a request to it carries: the name, and the port when it is not the scheme's. */
+  hostHeader: string;
+}
+
+export interface V1Origin extends Origin {
+  /** The base URL's path, without a trailing slash ('' at the root): put before every passed-through path. */
+  pathPrefix: string;
+}
+
+export interface FrontSettings {
+  listen: ListenAddress;
+  /** One or more gateway replicas, all with the same scheme. */
+  gateways: readonly Origin[];
+  upstream: V1Origin;
+  /** Listen with TLS: the certificate (chain) and its private key, as files. */
+  tls: { certFile: string; keyFile: string } | undefined;
+}
+
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
+const IPV6 = /^\[[0-9A-Fa-f:.]+\]$/;
+
+function portOf(text: string, option: string): number {
+  const port = Number(text);
+  if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) throw new FrontSettingError(`${option}: the port must be a number from 1 to 65535`);
+  return port;
+}
+
+/** `[addr:]port`: `8080`, `127.0.0.1:8080`, `[::1]:8443`, `localhost:8080`. */
+export function parseListen(text: string): ListenAddress {
+  const colon = text.lastIndexOf(':');
+  if (colon < 0) return { host: undefined, port: portOf(text, '--listen') };
+  const host = text.slice(0, colon);
+  if (!HOST_NAME.test(host) && !IPV6.test(host)) throw new FrontSettingError('--listen: must be [address:]port (8080, 127.0.0.1:8080, [::1]:8080)');
+  return { host, port: portOf(text.slice(colon + 1), '--listen') };
+}
+
+function parseUrl(text: string, option: string): URL {
+  if (!URL.canParse(text) || !/^https?:\/\//i.test(text)) throw new FrontSettingError(`${option}: must be an http:// or https:// URL`);
+  const url = new URL(text);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new FrontSettingError(`${option}: must not carry a query string, fragment or credentials`);
+  }
+  if (!HOST_NAME.test(url.hostname) && !IPV6.test(url.hostname)) throw new FrontSettingError(`${option}: its host is not a host name or address`);
+  return url;
+}
+
+function originOf(url: URL): Origin {
+  const scheme = url.protocol === 'https:' ? 'https' : 'http';
+  return { scheme, hostname: url.hostname, port: url.port === '' ? (scheme === 'https' ? 443 : 80) : Number(url.port), hostHeader: url.host };
+}
+
+/** v1's base URL (as UPSTREAM_URL): passed-through paths go after its path. */
+export function parseUpstream(text: string, option = '--upstream'): V1Origin {
+  const url = parseUrl(text, option);
+  return { ...originOf(url), pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/** Gateway replicas: each a URL with no path (the gateway serves the legacy paths at its root). */
+export function parseGateways(texts: readonly string[]): Origin[] {
+  const urls = texts.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+  if (urls.length === 0) throw new FrontSettingError('--gateway: at least one gateway URL is required (http://10.0.0.5:8080)');
+  const origins = urls.map((text) => {
+    const url = parseUrl(text, '--gateway');
+    if (url.pathname !== '/') throw new FrontSettingError('--gateway: a gateway URL has no path (the gateway serves the legacy paths at its root)');
+    return originOf(url);
+  });
+  if (new Set(origins.map((o) => o.scheme)).size > 1) throw new FrontSettingError('--gateway: every replica must use the same scheme (all http:// or all https://)');
+  const seen = new Set<string>();
+  for (const o of origins) {
+    const key = `${o.hostname}:${o.port}`;
+    if (seen.has(key)) throw new FrontSettingError(`--gateway: ${key} is named twice`);
+    seen.add(key);
+  }
+  return origins;
+}
+
+/** A file name a configuration can hold as it is (no quote, `$`, control character or line break). */
+function filePath(text: string, option: string): string {
+  if (text === '' || /[\s'"$;{}\\]/.test(text) || [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) {
+    throw new FrontSettingError(`${option}: the file name must not contain spaces, quotes, $, ;, braces or backslashes`);
+  }
+  return text;
+}
+
+/** Both or neither. */
+export function parseTls(certFile: string | undefined, keyFile: string | undefined): FrontSettings['tls'] {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) throw new FrontSettingError('--tls-cert and --tls-key: give both (listen with TLS) or neither');
+  return { certFile: filePath(certFile, '--tls-cert'), keyFile: filePath(keyFile, '--tls-key') };
+}
