@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | check | replay`, and --version.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 // Exit codes, the same for every command (README: Exit codes): 0 fine, 1 a problem found (a failed check,
 // replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
@@ -83,6 +83,22 @@ program
   .action(async (opts: { json?: boolean }) => {
     const { runCheck } = await import('./commands/check.js');
     await runCheck(opts);
+  });
+
+program
+  .command('routes')
+  .description('print the native front proxy\'s configuration (nginx or HAProxy), generated from the mappings: the mapped legacy methods, POST /api/payment, calls whose query may carry api_key, /healthz and /readyz go to the gateway, everything else straight to v1\n(exit 2 on a bad option or mappings that cannot be loaded)')
+  .option('--format <nginx|haproxy>', 'the configuration to print (required)')
+  .option('--listen <[addr:]port>', 'where the front listens', '8080')
+  .option('--gateway <url>', 'a gateway replica (repeat it, or separate URLs with commas)', (value: string, previous: string[]) => [...previous, value], [])
+  .option('--upstream <url>', "v1's base URL (default: UPSTREAM_URL)")
+  .option('--tls-cert <path>', 'listen with TLS: the certificate file (with --tls-key)')
+  .option('--tls-key <path>', 'listen with TLS: the private key file (with --tls-cert)')
+  .option('--mappings <dir>', 'mappings directory (default: MAPPINGS_DIR or the shipped mappings/)')
+  .option('--upstream-timeout-ms <ms>', 'the v1 timeout (default: UPSTREAM_TIMEOUT_MS or 10000)')
+  .action(async (opts: { format?: string; listen: string; gateway: string[]; upstream?: string; tlsCert?: string; tlsKey?: string; mappings?: string; upstreamTimeoutMs?: string }) => {
+    const { runRoutes } = await import('./commands/routes.js');
+    await runRoutes(opts);
   });
 
 registerReplayCommand(program);
