@@ -123,14 +123,16 @@ describe('a real HAProxy routes as the gateway would', () => {
     const config = await routesConfig({ format: 'haproxy', listen: `127.0.0.1:${port}`, gateway: [gatewayFake.url], upstream: `${v1.url}/base` }, {});
     const file = path.join(dir, 'running.cfg');
     writeFileSync(file, config);
-    child = spawn(HAPROXY!, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // In the foreground (-db), with its own pid file: stopped by that pid, never by name.
+    child = spawn(HAPROXY!, ['-db', '-p', path.join(dir, 'haproxy.pid'), '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.resume();
     await listening(port, child);
   });
   afterAll(async () => {
     if (child && child.exitCode === null) {
       const exited = once(child, 'exit');
-      process.kill(child.pid!, 'SIGTERM');
+      const pidFile = path.join(dir, 'haproxy.pid');
+      process.kill(existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : child.pid!, 'SIGTERM');
       await exited;
     }
     await gatewayFake?.close();
