@@ -114,6 +114,8 @@ function backends(routes: FrontRoutes, settings: FrontSettings): string[] {
       '# A replica that is not ready (starting, draining) takes no calls; a call that could not connect tries another.',
       'option httpchk GET /readyz',
       'http-check expect status 200',
+      // /readyz answers within 3 s (its own probe of v1 is bounded so): a replica silent longer is down.
+      'timeout check 5s',
       'retries 2',
       'option redispatch',
       ...replicas,
@@ -139,6 +141,7 @@ export function renderHaproxy(routes: FrontRoutes, settings: FrontSettings): str
     'defaults',
     '    mode http',
     `    timeout connect ${routes.upstreamTimeoutMs}ms`,
+    '    # A caller waits as long as the gateway may take (a payment), and never less than the gateway allows.',
     `    timeout client ${Math.max(60_000, gatewayWait)}ms`,
     `    timeout server ${routes.upstreamTimeoutMs}ms`,
     '    # The gateway\'s own limits towards callers: headers within 15 s, idle keep-alive 5 s.',
