@@ -24,7 +24,7 @@ import {
   type ComposeService,
   type Json,
 } from './compose-files.js';
-import { KNOWN_VARIABLES, drainMs, gatewayOwnPaths, imageEnvironment, isPinnedImage } from './gateway-facts.js';
+import { KNOWN_VARIABLES, drainMs, gatewayOwnPaths, imageEnvironment, isPinnedImage, routesOutput } from './gateway-facts.js';
 
 const BASE = 'compose.yaml';
 const OVERRIDE = 'compose.upstream.yaml';
@@ -177,6 +177,11 @@ describe('the demo (one command: docker compose -f deploy/compose.yaml up)', () 
     // nginx listens where the front's port is published, and where its healthcheck knocks.
     expect(front.ports).toEqual([`127.0.0.1:8080:${option('--listen')}`]);
     expect(front.healthcheck?.test.join(' ')).toContain(`/dev/tcp/127.0.0.1/${option('--listen')}`);
+    // The command accepts these arguments and sends to each replica and to the sandbox.
+    const config = routesOutput(args);
+    expect(config).toContain(`listen ${option('--listen') ?? ''};`);
+    for (const [name] of gateways) expect(config).toContain(`server ${name}:8080`);
+    expect(config).toContain('server sandbox:8081;');
   });
 
   it('gives every replica only settings the gateway knows, which its own parser accepts, and the same shared state', () => {
@@ -208,7 +213,7 @@ describe('the demo (one command: docker compose -f deploy/compose.yaml up)', () 
     }
   });
 
-  it('gives each replica a stop grace period past its drain (SHUTDOWN_TIMEOUT_MS, then a payment\'s UPSTREAM_TIMEOUT_MS)', () => {
+  it('gives each replica a stop grace period past its longest drain (reads, then a payment in flight)', () => {
     for (const [name, service] of gateways) {
       expect(durationMs(service.stop_grace_period ?? '10s'), name).toBeGreaterThan(drainMs(service.environment ?? {}));
     }
@@ -261,6 +266,10 @@ describe('a real v1 API (compose.upstream.yaml with deploy/.env)', () => {
     expect(mounted.get(option('--tls-cert') ?? '')).toBe(env.TLS_CERT_FILE);
     expect(mounted.get(option('--tls-key') ?? '')).toBe(env.TLS_KEY_FILE);
     expect(front.ports).toEqual([`${env.FRONT_BIND}:${env.FRONT_PORT}:${option('--listen')}`]);
+    const config = routesOutput(args);
+    expect(config).toContain(`listen ${option('--listen') ?? ''} ssl;`);
+    expect(config).toContain(`ssl_certificate ${option('--tls-cert') ?? ''};`);
+    expect(config).toContain(`server ${new URL(env.UPSTREAM_URL ?? '').hostname}:443;`);
   });
 
   it('brings the sandbox back with --profile demo, for a rehearsal against demo data', () => {

@@ -1,10 +1,12 @@
 // What the deploy files must agree with, read from the gateway itself rather than restated: the environment
 // variables it knows (config.ts), its own HTTP paths (the OpenAPI document generated from the mappings), its
 // default timeouts, the environment its Docker image sets, and what a pinned image reference is.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openApiDocumentFor } from '../../src/commands/openapi.js';
 import { ENVIRONMENT_NAMES, SHIPPED_MAPPINGS_DIR, settingsSchema } from '../../src/gateway/config.js';
+import { gatewayWaitMs } from '../../src/gateway/front-proxy/front-routes.js';
 import { ROOT } from './compose-files.js';
 
 /** Every environment variable the gateway reads. */
@@ -22,11 +24,13 @@ export const DEFAULT_TIMEOUTS = (() => {
   return { shutdownTimeoutMs: defaults.shutdownTimeoutMs, upstreamTimeoutMs: defaults.upstreamTimeoutMs };
 })();
 
-/** The longest a stop can take: the drain's deadline, then a payment in flight up to its own upstream timeout. */
+/** The longest a drain can take: the deadline of reads (SHUTDOWN_TIMEOUT_MS) then a payment's last POST
+ * (UPSTREAM_TIMEOUT_MS); or a payment that had just begun, which the drain always waits for, as long as the
+ * front waits for the gateway (every v1 call of its longest path timing out). */
 export function drainMs(env: Readonly<Record<string, string | undefined>>): number {
   const shutdown = Number(env.SHUTDOWN_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.shutdownTimeoutMs);
   const upstream = Number(env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_TIMEOUTS.upstreamTimeoutMs);
-  return shutdown + upstream;
+  return Math.max(shutdown + upstream, gatewayWaitMs(upstream));
 }
 
 /** The ENV lines of the Dockerfile's last stage: what every container of the image starts with. */
@@ -59,4 +63,10 @@ export function isPinnedImage(reference: string): boolean {
   const colon = lastPart.lastIndexOf(':');
   if (colon < 0) return false;
   return /^v?\d+\.\d+(\.\d+)?([-.][A-Za-z0-9.]+)?$/.test(lastPart.slice(colon + 1));
+}
+
+/** `legacy-gateway routes` run as the deploy files run it (the CLI built in dist/ by the suite's setup): the
+ * configuration it prints for these arguments. It throws, with the CLI's one line, on an option it refuses. */
+export function routesOutput(args: readonly string[]): string {
+  return execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'routes', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }

@@ -9,9 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, loadConfig } from '../../src/gateway/config.js';
+import { ConfigError, SHIPPED_MAPPINGS_DIR, loadConfig } from '../../src/gateway/config.js';
 import { ROOT, type Json, type JsonObject } from './compose-files.js';
-import { KNOWN_VARIABLES, drainMs, gatewayOwnPaths, imageEnvironment, isPinnedImage } from './gateway-facts.js';
+import { KNOWN_VARIABLES, drainMs, gatewayOwnPaths, imageEnvironment, isPinnedImage, routesOutput } from './gateway-facts.js';
 import { KUBERNETES, at, kustomizeBuild, readManifests, schemaProblems, typeProblems, type KubeObject } from './kubernetes-objects.js';
 
 interface Kustomization {
@@ -239,6 +239,13 @@ describe('the nginx front', () => {
     expect(((at(frontService, 'spec.ports') ?? []) as JsonObject[]).map((p) => p.targetPort)).toEqual(['https']);
     const tlsMount = ((nginx.volumeMounts ?? []) as JsonObject[]).find((m) => m.name === 'tls');
     for (const file of [option('--tls-cert'), option('--tls-key')]) expect(file?.startsWith(`${String(tlsMount?.mountPath)}/`), file).toBe(true);
+    // The command accepts the script's arguments (its variables given their values, the shipped mappings
+    // standing in for the mounted ones), and sends to the gateway Service.
+    const args = /routes (.*) >/.exec(script)?.[1]?.split(/\s+/).map((a) => a.replace(/"/g, '')) ?? [];
+    const values: Record<string, string> = { $GATEWAY_URL: String(at(initEnv.get('GATEWAY_URL'), 'value')), $UPSTREAM_URL: generatedLiterals('legacy-gateway-settings').UPSTREAM_URL ?? '' };
+    const config = routesOutput(args.map((a) => values[a] ?? (a === option('--mappings') ? SHIPPED_MAPPINGS_DIR : a)));
+    expect(config).toContain(`listen ${String(port?.containerPort)} ssl;`);
+    expect(config).toContain('server legacy-gateway:8080');
     const tlsVolume = ((podSpec(front).volumes ?? []) as JsonObject[]).find((v) => v.name === 'tls');
     expect(at(tlsVolume, 'secret.secretName')).toBe('legacy-gateway-front-tls');
   });
