@@ -4,8 +4,6 @@
 // - its TypeScript declarations, through the TypeScript compiler: each object becomes an object literal that
 //   must satisfy the kind's interface, so a field the API does not have (a misspelt `readinesProbe`, a
 //   `terminationGracePeriodSeconds` put in a container), which the JSON schemas let through, is an error.
-// And it builds the kustomization with `kubectl kustomize` when kubectl is on the PATH.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -89,15 +87,6 @@ export function typeProblems(objects: readonly KubeObject[]): string[] {
     const text = lines[line]?.trim() ?? '';
     return `${owner?.label ?? 'import'}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')} (at ${text})`;
   });
-}
-
-/** `kubectl kustomize` of deploy/kubernetes, or undefined when kubectl is not on this machine. */
-export function kustomizeBuild(): { objects: KubeObject[] } | { error: string } | undefined {
-  const run = spawnSync('kubectl', ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', KUBERNETES], { encoding: 'utf8', timeout: 60_000 });
-  if (run.error && (run.error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  if (run.status !== 0) return { error: `${run.stderr}${run.error?.message ?? ''}` };
-  const objects = parseAllDocuments(run.stdout).map((d) => d.toJS() as KubeObject);
-  return { objects };
 }
 
 /** The value at a dotted path (`spec.template.spec`), or undefined. */
