@@ -14,6 +14,8 @@ export interface BenchProcess {
   peakRssMb(): number | undefined;
   /** CPU time (user + system) used so far, in seconds (undefined where /proc is not available). */
   cpuSeconds(): number | undefined;
+  /** Where a target is served by more than one process (nginx and the gateway behind it): each one's CPU seconds. */
+  cpuParts?(): Record<string, number | undefined>;
   stop(): Promise<void>;
 }
 

@@ -6,7 +6,10 @@
 // cached, /api/v1/clients?limit=100 passed through, and POST /api/payment. Every target but the cold one
 // sends a handful of API keys in rotation (bench/requests.ts), and the gateway's memory figure is taken
 // over those; the cold one's peak RSS is reported on its own. With redis-server installed, the bench
-// starts its own and runs a cached read and a payment again with REDIS_URL. Prints req/s, p50/p99 latency,
+// starts its own and runs a cached read and a payment again with REDIS_URL. With nginx installed, it also
+// measures nginx alone as a plain proxy to the fake v1, and the front `legacy-gateway routes --format nginx`
+// generates, in front of a gateway and the fake v1 (a passthrough and the translated 100-record page through
+// it), each beside its baseline (bench/nginx.ts). Prints req/s, p50/p99 latency,
 // peak RSS and CPU per request per target, the ratios, and the targets met or missed. Each target runs
 // --rounds times (default 2, order alternating) and its best run is kept, since the machine may be busy
 // with other work. `--profile` also runs the gateway under --cpu-prof and prints the top frames. Every
@@ -17,7 +20,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { summariseProfile } from './cpu-profile.js';
-import { startChild, startGateway, type BenchProcess } from './processes.js';
+import { generatedFront, nginxBinary, nginxVersion, plainProxyConfig, startBenchNginx, type BenchNginx } from './nginx.js';
+import { freePort, startChild, startGateway, type BenchProcess } from './processes.js';
 import { redisServerBinary, startBenchRedis, type BenchRedis } from './redis-server.js';
 import { HANDFUL_OF_KEYS, PAYMENTS_PER_RUN, PAYMENT_BODY, handfulOfKeys, newKeyPerRequest, nextIdempotencyKey, payments } from './requests.js';
 
@@ -57,6 +61,8 @@ interface Measured {
   rssMb: number | undefined;
   /** CPU time the measured server spent per request (user + system), in microseconds. */
   cpuUsPerRequest: number | undefined;
+  /** The same, by process, where the target is served by more than one (nginx rows: nginx, gateway). */
+  cpuUsPerRequestByPart?: Record<string, number>;
   /** Non-2xx, socket errors, timeouts, and payments that did not answer code 12 as a new payment. */
   errors: number;
   /** Redis commands the gateway sent per request during the measured run, by command (Redis rows). */
@@ -90,14 +96,25 @@ function perRequest(before: Map<string, number>, after: Map<string, number>, req
   return calls;
 }
 
+function cpuByPart(before: Record<string, number | undefined>, after: Record<string, number | undefined>, requests: number): Record<string, number> {
+  const parts: Record<string, number> = {};
+  for (const [name, end] of Object.entries(after)) {
+    const start = before[name];
+    if (start !== undefined && end !== undefined && requests > 0) parts[name] = ((end - start) * 1e6) / requests;
+  }
+  return parts;
+}
+
 async function measure(target: string, keys: Keys, server: BenchProcess, urlPath: string, work: Load, redis?: BenchRedis): Promise<Measured> {
   const url = `${server.url}${urlPath}`;
   if (WARMUP_S > 0) await load(url, WARMUP_S, work.requests, work.amount?.warmup);
   const wrongBefore = work.wrongReplies?.() ?? 0;
   const redisBefore = await redisCalls(redis);
   const cpuBefore = server.cpuSeconds();
+  const partsBefore = server.cpuParts?.();
   const r = await load(url, DURATION_S, work.requests, work.amount?.measured);
   const cpuAfter = server.cpuSeconds();
+  const partsAfter = server.cpuParts?.();
   const redisAfter = await redisCalls(redis);
   const m: Measured = {
     cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined || r.requests.total === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / r.requests.total,
@@ -110,6 +127,7 @@ async function measure(target: string, keys: Keys, server: BenchProcess, urlPath
     rssMb: server.peakRssMb(),
     errors: r.errors + r.timeouts + r.non2xx + ((work.wrongReplies?.() ?? 0) - wrongBefore),
     ...(redisBefore && redisAfter ? { redisCallsPerRequest: perRequest(redisBefore, redisAfter, r.requests.total) } : {}),
+    ...(partsBefore && partsAfter ? { cpuUsPerRequestByPart: cpuByPart(partsBefore, partsAfter, r.requests.total) } : {}),
   };
   process.stderr.write(`  ${target}: ${m.rps.toFixed(0)} req/s, peak RSS ${m.rssMb?.toFixed(0) ?? 'n/a'} MB\n`);
   return m;
@@ -218,17 +236,90 @@ const directTarget = (name: string, urlPath: string): TargetSpec => ({
   load: () => ({ requests: handfulOfKeys(urlPath) }),
 });
 
+/** nginx as the bench found it and saw it serve (startNginx); absent, the nginx rows are skipped. */
+interface NginxSetup {
+  binary: string;
+  version: string;
+}
+
+const PASSTHROUGH = '/api/v1/clients?limit=100';
+const TRANSLATED_100 = '/api/clients/0/100';
+const NGINX_PLAIN = 'nginx plain proxy passthrough';
+const FRONT_PASSTHROUGH = 'nginx front passthrough';
+const FRONT_TRANSLATED = 'nginx front translated 100';
+
+async function startPlainProxy(name: string, nginx: NginxSetup, upstream: BenchProcess): Promise<BenchNginx> {
+  const port = await freePort();
+  return startBenchNginx(name, nginx.binary, port, { body: plainProxyConfig(port, upstream.url) }, LIFETIME_S);
+}
+
+/**
+ * The generated front: a gateway started as the gateway rows start it, then `routes --format nginx` for a
+ * front before it and the fake v1, then nginx with it. To the bench one process: its CPU time is nginx's and
+ * the gateway's together (and each one's, as its parts), its peak RSS nginx's; stopping it stops both.
+ */
+async function startFront(name: string, nginx: NginxSetup, upstream: BenchProcess): Promise<BenchProcess> {
+  const gw = await startGateway(`${name} (its gateway)`, cli, GATEWAY_ENV(upstream.url, '0'), GATEWAY_NODE_FLAGS, LIFETIME_S);
+  try {
+    const port = await freePort();
+    const front = await startBenchNginx(name, nginx.binary, port, { include: await generatedFront(cli, port, gw.url, upstream.url) }, LIFETIME_S);
+    return {
+      ...front,
+      cpuSeconds() {
+        const [a, b] = [front.cpuSeconds(), gw.cpuSeconds()];
+        return a === undefined || b === undefined ? undefined : a + b;
+      },
+      cpuParts: () => ({ nginx: front.cpuSeconds(), gateway: gw.cpuSeconds() }),
+      async stop() {
+        try {
+          await front.stop();
+        } finally {
+          await gw.stop();
+        }
+      },
+    };
+  } catch (err) {
+    await gw.stop();
+    throw err;
+  }
+}
+
+const nginxTarget = (name: string, urlPath: string, start: TargetSpec['start']): TargetSpec => ({
+  name,
+  path: urlPath,
+  start,
+  keys: 'handful',
+  load: () => ({ requests: handfulOfKeys(urlPath) }),
+});
+
+/** nginx's rows, by where they run: the passthrough pair beside direct v1, the translated one beside the gateway's. */
+function nginxTargets(nginx: NginxSetup | undefined): { passthrough: TargetSpec[]; translated: TargetSpec[] } {
+  if (!nginx) return { passthrough: [], translated: [] };
+  return {
+    passthrough: [
+      nginxTarget(NGINX_PLAIN, PASSTHROUGH, (upstream) => startPlainProxy(NGINX_PLAIN, nginx, upstream)),
+      nginxTarget(FRONT_PASSTHROUGH, PASSTHROUGH, (upstream) => startFront(FRONT_PASSTHROUGH, nginx, upstream)),
+    ],
+    translated: [nginxTarget(FRONT_TRANSLATED, TRANSLATED_100, (upstream) => startFront(FRONT_TRANSLATED, nginx, upstream))],
+  };
+}
+
 const TEAM = '/api/meetourteam/0/20';
 const COLD_TEAM = 'gateway meetourteam cold';
 const PAYMENT = 'gateway payment';
 
 // Each ratio's two sides run one after the other (in both orders across rounds): on a shared machine the
 // speed drifts over minutes, and a baseline measured far from its gateway row would carry that drift.
-function targets(redis: BenchRedis | undefined): TargetSpec[] {
+// The nginx rows: nginx alone, the front's passthrough, then direct v1; the front's translated row right
+// after the gateway's.
+function targets(redis: BenchRedis | undefined, nginx: NginxSetup | undefined): TargetSpec[] {
+  const front = nginxTargets(nginx);
   return [
+    ...front.passthrough,
     directTarget('direct v1 100 records', '/api/v1/clients?limit=100'),
     childTarget('minimal reshaper 100', 'minimal-reshaper.js', '/api/clients/0/100'),
     gatewayTarget('gateway translated 100', '/api/clients/0/100'),
+    ...front.translated,
     ...(redis ? [gatewayTarget('gateway translated 100, Redis', '/api/clients/0/100', { redis })] : []),
     directTarget('direct v1 1000 records', '/api/v1/clients?limit=1000'),
     childTarget('minimal reshaper 1000', 'minimal-reshaper.js', '/api/clients/0/1000'),
@@ -330,6 +421,50 @@ async function startRedis(fake: BenchProcess): Promise<BenchRedis | undefined> {
   }
 }
 
+/**
+ * nginx, once the plain proxy and the generated front have been seen to serve the bench's requests (the
+ * passthrough as direct v1 answers it, the translated page as a legacy list of 100 records); else undefined,
+ * with one line saying why the nginx rows are skipped.
+ */
+async function startNginx(fake: BenchProcess): Promise<NginxSetup | undefined> {
+  const skip = (why: string) => {
+    console.log(`nginx rows skipped: ${why}`);
+    return undefined;
+  };
+  const binary = nginxBinary();
+  if (!binary) return skip('nginx is not installed (Debian: apt-get install nginx)');
+  const nginx = { binary, version: nginxVersion(binary) };
+  const started: BenchProcess[] = [];
+  const text = async (url: string): Promise<string> => {
+    const res = await fetch(url, { headers: { 'x-api-key': HANDFUL_OF_KEYS[0]! } });
+    const body = await res.text();
+    if (!res.ok) throw new Error(`${url} answered ${res.status} ${body.slice(0, 200)}`);
+    return body;
+  };
+  try {
+    const plain = await startPlainProxy('nginx plain proxy (check)', nginx, fake);
+    started.push(plain);
+    const front = await startFront('nginx front (check)', nginx, fake);
+    started.push(front);
+    const direct = await text(`${fake.url}${PASSTHROUGH}`);
+    if ((await text(`${plain.url}${PASSTHROUGH}`)) !== direct) throw new Error(`the plain proxy's ${PASSTHROUGH} differs from direct v1's`);
+    if ((await text(`${front.url}${PASSTHROUGH}`)) !== direct) throw new Error(`the front's ${PASSTHROUGH} differs from direct v1's`);
+    const list = JSON.parse(await text(`${front.url}${TRANSLATED_100}`)) as { status?: unknown; response?: unknown };
+    if (list.status !== 'success' || !Array.isArray(list.response) || list.response.length !== 100) {
+      throw new Error(`the front's ${TRANSLATED_100} is not a legacy list of 100 records`);
+    }
+    console.log(
+      `nginx: ${binary} ${nginx.version}, worker_processes 1, on loopback, its own folder and pid file per run; ` +
+        `the front from dist/cli.js routes --format nginx (its passthrough and translated replies checked)`,
+    );
+    return nginx;
+  } catch (err) {
+    return skip(`nginx could not serve the bench's requests (${err instanceof Error ? err.message : String(err)})`);
+  } finally {
+    for (const server of started.reverse()) await server.stop();
+  }
+}
+
 function commandsSent(before: Map<string, number>, after: Map<string, number>): Set<string> {
   return new Set([...after].filter(([name, count]) => count > (before.get(name) ?? 0)).map(([name]) => name));
 }
@@ -337,8 +472,15 @@ function commandsSent(before: Map<string, number>, after: Map<string, number>): 
 const fmtRatio = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(2)}x`);
 const line = (name: string, text: string) => console.log(`${name.padEnd(50)} ${text}`);
 
-function printRatios(get: (target: string) => Measured): void {
+function printRatios(get: (target: string) => Measured, has: (target: string) => boolean): void {
   const ratio = (a: string, b: string) => get(a).rps / get(b).rps;
+  const front: Array<[string, number, number]> = has(FRONT_PASSTHROUGH)
+    ? [
+        ['front passthrough / nginx plain proxy', ratio(FRONT_PASSTHROUGH, NGINX_PLAIN), 0.9],
+        ['front passthrough / direct v1', ratio(FRONT_PASSTHROUGH, 'direct v1 100 records'), 0],
+        ['front translated 100 / gateway translated 100', ratio(FRONT_TRANSLATED, 'gateway translated 100'), 0.9],
+      ]
+    : [];
   const checks: Array<[string, number, number]> = [
     ['translated 100 / minimal reshaper 100', ratio('gateway translated 100', 'minimal reshaper 100'), 2],
     ['translated 100 / direct v1 100', ratio('gateway translated 100', 'direct v1 100 records'), 0.25],
@@ -349,6 +491,7 @@ function printRatios(get: (target: string) => Measured): void {
     [`meetourteam cached (${KEYS} keys) / cold (new key/req)`, ratio('gateway meetourteam cached', COLD_TEAM), 5],
     ['(logs off) translated 100 / direct v1 100', ratio('gateway translated 100, logs off', 'direct v1 100 records'), 0],
     ['(logs off) passthrough / bare express+HPM', ratio('gateway passthrough, logs off', 'bare express+HPM passthrough'), 0],
+    ...front,
   ];
   for (const [name, value, goal] of checks) {
     const verdict = goal === 0 ? '' : value >= goal ? `  (>= ${goal}x: met)` : `  (>= ${goal}x: MISSED)`;
@@ -361,6 +504,18 @@ function printRatios(get: (target: string) => Measured): void {
   if (bareCpu !== undefined && gatewayCpu !== undefined && gatewayCpu > 0) {
     line('passthrough CPU per request: bare / gateway', `${fmtRatio(bareCpu / gatewayCpu)}  (${bareCpu.toFixed(0)} vs ${gatewayCpu.toFixed(0)} us)`);
   }
+  if (has(FRONT_PASSTHROUGH)) printFrontCpu(get);
+}
+
+/** What the front's processes spent per request, nginx's and the gateway's apart, beside the baselines'. */
+function printFrontCpu(get: (target: string) => Measured): void {
+  const us = (n: number | undefined) => (n === undefined ? 'n/a' : n.toFixed(0));
+  const split = (target: string) => {
+    const parts = get(target).cpuUsPerRequestByPart;
+    return `nginx ${us(parts?.nginx)} + gateway ${us(parts?.gateway)} us`;
+  };
+  line('front CPU per request, passthrough', `${split(FRONT_PASSTHROUGH)}  (nginx plain proxy ${us(get(NGINX_PLAIN).cpuUsPerRequest)} us)`);
+  line('front CPU per request, translated 100', `${split(FRONT_TRANSLATED)}  (gateway alone ${us(get('gateway translated 100').cpuUsPerRequest)} us)`);
 }
 
 /** The memory target holds over the targets with a handful of keys; one new key per request is reported beside it. */
@@ -417,17 +572,21 @@ async function main(): Promise<void> {
   try {
     await withGateway('gateway (payment check)', GATEWAY_ENV(fake.url, '0'), GATEWAY_NODE_FLAGS, checkPayment);
     redis = await startRedis(fake);
-    const rows = await measureAll(fake, targets(redis));
+    const nginx = await startNginx(fake);
+    const rows = await measureAll(fake, targets(redis, nginx));
     const get = (target: string) => rows.find((r) => r.target === target)!;
-    console.log(`\n${table(rows)}\n(direct rows: the fake v1 process itself, whose RSS covers every run it served)\n`);
-    printRatios(get);
+    const has = (target: string) => rows.some((r) => r.target === target);
+    console.log(`\n${table(rows)}\n(direct rows: the fake v1 process itself, whose RSS covers every run it served)`);
+    if (nginx) console.log('(nginx rows: peak RSS of nginx, master and worker; CPU of nginx, plus the gateway behind the front: split below)');
+    console.log('');
+    printRatios(get, has);
     printMemory(rows);
     printRedis(get, redis);
 
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(
       path.join(resultsDir, `bench-${Date.now()}.json`),
-      JSON.stringify({ node: process.version, connections: CONNECTIONS, durationS: DURATION_S, rounds: ROUNDS, apiKeys: KEYS, redis: redis?.version ?? null, rows }, null, 2),
+      JSON.stringify({ node: process.version, connections: CONNECTIONS, durationS: DURATION_S, rounds: ROUNDS, apiKeys: KEYS, redis: redis?.version ?? null, nginx: nginx?.version ?? null, rows }, null, 2),
     );
     if (PROFILE) await runProfile(fake.url);
   } finally {
