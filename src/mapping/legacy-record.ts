@@ -1,15 +1,20 @@
 // Builds one legacy record from one v1 record, field by field in the mapping's (the reference's) order.
-// Pure: no I/O, never throws on odd v1 data; v1's `object` field is never copied.
+// Pure: no I/O, never throws on odd v1 data; v1's `object` field is never copied. This is the readable
+// definition of a legacy record: the gateway writes records with record-writer.ts, whose text must be
+// JSON.stringify of what this builds, byte for byte (a property test holds them together).
 import type { FieldSpec } from './record-schema.js';
 import { toLegacyValue, type NullPolicy } from './legacy-value.js';
 
 export type V1Record = Record<string, unknown>;
 export type LegacyRecord = Record<string, string | null>;
 
+/** A `{field}` placeholder of a derive template (record-writer.ts compiles templates with the same rule). */
+export const TEMPLATE_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
 /** The v1 value behind one legacy field, before formatting (undefined = v1 has no such field). */
 export function sourceValue(spec: FieldSpec, record: V1Record): unknown {
   if (spec.derive) {
-    return spec.derive.template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    return spec.derive.template.replace(TEMPLATE_PLACEHOLDER, (_, name: string) => {
       const v = record[name];
       return v === null || v === undefined ? '' : String(v);
     });
