@@ -26,7 +26,7 @@ export function nginxVersion(binary: string): string {
 }
 
 /** Upstream keep-alive connections per worker: the generated front's figure (src/gateway/front-proxy/nginx.ts). */
-const KEEPALIVE = 32;
+const KEEPALIVE = 128;
 
 /**
  * The main configuration both nginx rows share; `httpBody` goes in its `http` context. The access log is

@@ -28,8 +28,12 @@ const replyText = (reply: FrontReply): string => nginxQuote(reply.body.replace(/
 
 const serverAddress = (o: Origin): string => `${o.hostname}:${o.port}`;
 
+/** Idle keep-alive connections per worker and upstream: room for a busy front's concurrency, so nginx
+ * rarely opens a new connection to a gateway replica (a new connection costs the gateway more than a request). */
+const IDLE_CONNECTIONS = 128;
+
 function upstreamBlock(name: string, servers: readonly string[]): string[] {
-  return [`upstream ${name} {`, ...servers.map((s) => `    server ${s};`), '    keepalive 32;', `    keepalive_timeout ${UPSTREAM_IDLE};`, '}'];
+  return [`upstream ${name} {`, ...servers.map((s) => `    server ${s};`), `    keepalive ${IDLE_CONNECTIONS};`, `    keepalive_timeout ${UPSTREAM_IDLE};`, '}'];
 }
 
 function routeMap(routes: FrontRoutes): string[] {
