@@ -1,9 +1,15 @@
 // Orders a whole v1 listing by a sorted-list mapping's sort keys (the team listings: priority, then first_name).
-// Pure; stable, so records that tie on every key keep v1's order (id ascending).
+// Pure; stable, so records that tie on every key keep v1's order (id ascending). Each record's sort values
+// are read once and ranked once per key (texts in the collator's order, text-collation.ts), so the sort
+// itself compares numbers only: a listing of 10,000 costs no collator call per comparison.
 import type { V1Record } from './legacy-record.js';
 import type { SortKey } from './schema.js';
+import { collationRanks } from './text-collation.js';
 
-function sortValue(record: V1Record, key: SortKey): number | string | undefined {
+/** What a record sorts by for one key: a number (number keys), a text (text keys), or none. */
+export type SortValue = number | string | undefined;
+
+export function sortValue(record: V1Record, key: SortKey): SortValue {
   const v = record[key.field];
   if (v === null || v === undefined || v === '') return undefined;
   if (key.type === 'number') {
@@ -13,29 +19,74 @@ function sortValue(record: V1Record, key: SortKey): number | string | undefined 
   return String(v);
 }
 
-// Case- and accent-insensitive, as a database's default collation orders names ("Élodie" beside "Elena").
-const collator = new Intl.Collator('en', { sensitivity: 'base' });
+/** One key's values as dense ranks from 0, in the key's order: equal values share a rank (texts by the
+ * collator, so "Maria" and "maria" do); records without a value rank below or above every value. */
+interface KeyRanks {
+  ranks: Uint32Array;
+  /** How many ranks there are, the one of records without a value included. */
+  size: number;
+}
 
-function compareBy(a: V1Record, b: V1Record, key: SortKey): number {
-  const x = sortValue(a, key);
-  const y = sortValue(b, key);
-  if (x === undefined || y === undefined) {
-    if (x === y) return 0;
-    const missingFirst = key.nulls === 'first' ? -1 : 1;
-    return x === undefined ? missingFirst : -missingFirst;
+function valueRanks(values: readonly SortValue[], key: SortKey): Map<number | string, number> {
+  if (key.type === 'text') {
+    const texts = new Set<string>();
+    for (const v of values) if (typeof v === 'string') texts.add(v);
+    return collationRanks(texts);
   }
-  if (typeof x === 'string' && typeof y === 'string') return collator.compare(x, y);
-  if (x < y) return -1;
-  if (x > y) return 1;
-  return 0;
+  // A Set holds 0 and -0 once: they compare equal, as they always have.
+  const numbers = new Set<number>();
+  for (const v of values) if (typeof v === 'number') numbers.add(v);
+  const ranks = new Map<number, number>();
+  [...numbers].sort((a, b) => a - b).forEach((n, i) => ranks.set(n, i));
+  return ranks;
+}
+
+function keyRanks(values: readonly SortValue[], key: SortKey): KeyRanks {
+  const byValue = valueRanks(values, key);
+  let distinct = 0;
+  for (const rank of byValue.values()) distinct = Math.max(distinct, rank + 1);
+  const [missing, shift] = key.nulls === 'first' ? [0, 1] : [distinct, 0];
+  const ranks = new Uint32Array(values.length);
+  values.forEach((v, i) => {
+    ranks[i] = v === undefined ? missing : byValue.get(v)! + shift;
+  });
+  return { ranks, size: distinct + 1 };
+}
+
+/** Stable order by ranks: each record's ranks, key by key, then its index, make one whole number, exact
+ * while below 2^53; a plain numeric sort of those numbers is the order. */
+function orderByOneNumber(count: number, keys: readonly KeyRanks[]): number[] {
+  const combined = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    let n = 0;
+    for (const key of keys) n = n * key.size + key.ranks[i]!;
+    combined[i] = n * count + i;
+  }
+  combined.sort();
+  return Array.from(combined, (n) => n % count);
+}
+
+function orderByComparison(count: number, keys: readonly KeyRanks[]): number[] {
+  return Array.from({ length: count }, (_, i) => i).sort((a, b) => {
+    for (const key of keys) {
+      const d = key.ranks[a]! - key.ranks[b]!;
+      if (d !== 0) return d;
+    }
+    return a - b;
+  });
+}
+
+/**
+ * The order of `count` records whose sort values are `columns` (one column per key, one value per record):
+ * their indices, first to last, as the keys order them; ties keep their index order.
+ */
+export function sortOrder(count: number, columns: readonly (readonly SortValue[])[], keys: readonly SortKey[]): number[] {
+  const ranked = keys.map((key, k) => keyRanks(columns[k] ?? [], key));
+  const span = ranked.reduce((product, key) => product * key.size, count);
+  return span <= Number.MAX_SAFE_INTEGER ? orderByOneNumber(count, ranked) : orderByComparison(count, ranked);
 }
 
 export function sortRecords(records: readonly V1Record[], keys: readonly SortKey[]): V1Record[] {
-  return [...records].sort((a, b) => {
-    for (const key of keys) {
-      const c = compareBy(a, b, key);
-      if (c !== 0) return c;
-    }
-    return 0;
-  });
+  const columns = keys.map((key) => records.map((record) => sortValue(record, key)));
+  return sortOrder(records.length, columns, keys).map((i) => records[i]!);
 }
