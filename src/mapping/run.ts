@@ -1,10 +1,14 @@
 // Runs one mapping for one legacy call: checks the legacy input, asks v1 through the injected port,
-// and builds the legacy reply. Knows no legacy method by name: everything specific is in the mapping.
-// It never does I/O itself; the only way out is `deps.v1Get`. A v1 reply of the wrong shape (a list without
-// `data`, a single record that is not an object carrying the requested id) is a 502, never a success.
+// and builds the legacy reply as JSON text. Knows no legacy method by name: everything specific is in the
+// mapping, compiled once (compileMapping) into the function that writes its records. It never does I/O
+// itself; the only way out is `deps.v1Get` (and, for sorted lists, `deps.rosters`). A v1 reply of the wrong
+// shape (a list without `data`, a single record that is not an object carrying the requested id) is a 502,
+// never a success.
 import { badRequest, GatewayError } from '../shared/errors.js';
-import { toLegacyRecord, type V1Record } from './legacy-record.js';
+import type { V1Record } from './legacy-record.js';
 import { parseId, parsePage } from './paging.js';
+import { compileRecord, type CompiledRecord } from './record-writer.js';
+import { allRecordsReplyText, detailReplyText, listReplyText, recordsText } from './reply-text.js';
 import type {
   DetailMapping,
   ListMapping,
@@ -15,7 +19,7 @@ import type {
   StaticMapping,
   TimezoneSpec,
 } from './schema.js';
-import { sortRecords } from './record-order.js';
+import { cutRoster, readSortedRoster, rosterSize, type RosterStore } from './sorted-roster.js';
 import { asV1List, asV1Record, type V1Get } from './v1-reply.js';
 
 export interface LegacyCall {
@@ -30,31 +34,49 @@ export interface EngineDeps {
   accountTimezone: string | undefined;
   /** Records of an operator-supplied file, by setting name; undefined when the setting is unset. */
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
+  /** Sorted lists only: where this call's whole sorted listing may be kept between calls; absent, every
+   * call reads and sorts the listing anew. */
+  rosters?: RosterStore;
 }
 
+/** A reply as a value: what JSON.parse gives of the reply's text. */
 export type LegacyBody = Record<string, unknown>;
 
-export async function runMapping(mapping: Mapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+/** A mapping ready to run: its record compiled, once, into the functions that write it as text. */
+export interface CompiledMapping {
+  readonly mapping: Mapping;
+  readonly record: CompiledRecord;
+}
+
+export function compileMapping(mapping: Mapping): CompiledMapping {
+  return { mapping, record: compileRecord(mapping.record.fields, mapping.record.nulls) };
+}
+
+/** The legacy reply's JSON text, exactly what JSON.stringify of the reply as a value gives. */
+export async function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<string> {
+  const { mapping, record } = compiled;
   switch (mapping.kind) {
     case 'list':
-      return runList(mapping, call, deps);
+      return runList(mapping, record, call, deps);
     case 'sorted-list':
-      return runSortedList(mapping, call, deps);
+      return runSortedList(mapping, record, call, deps);
     case 'detail':
-      return runDetail(mapping, call, deps);
+      return runDetail(mapping, record, call, deps);
     case 'lookup':
-      return runLookup(mapping, call, deps);
+      return runLookup(mapping, record, call, deps);
     case 'static':
-      return runStatic(mapping, call, deps);
+      return runStatic(mapping, record, call, deps);
   }
+}
+
+/** The legacy reply as a value (the mapping compiled for this one call): for tests and tools; the gateway
+ * compiles each mapping once and writes the text. */
+export async function runMapping(mapping: Mapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+  return JSON.parse(await runMappingText(compileMapping(mapping), call, deps)) as LegacyBody;
 }
 
 function noSegments(call: LegacyCall): void {
   if (call.segments.length > 0) throw badRequest('this method takes no path parameters');
-}
-
-function reshape(mapping: Mapping, records: readonly V1Record[]): ReturnType<typeof toLegacyRecord>[] {
-  return records.map((r) => toLegacyRecord(r, mapping.record.fields, mapping.record.nulls));
 }
 
 function timezoneOf(spec: TimezoneSpec, first: V1Record | undefined, deps: EngineDeps): string {
@@ -63,21 +85,7 @@ function timezoneOf(spec: TimezoneSpec, first: V1Record | undefined, deps: Engin
   return deps.accountTimezone ?? spec.fallback;
 }
 
-function listBody(total: number, response: unknown[], timezone: string | undefined): LegacyBody {
-  const body: LegacyBody = { status: 'success', total: String(total) };
-  if (timezone !== undefined) body.timezone = timezone;
-  body.response = response;
-  return body;
-}
-
-function detailBody(response: unknown, timezone: string | undefined): LegacyBody {
-  const body: LegacyBody = { status: 'success' };
-  if (timezone !== undefined) body.timezone = timezone;
-  body.response = response;
-  return body;
-}
-
-async function runList(mapping: ListMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+async function runList(mapping: ListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
   const list = asV1List(
@@ -87,48 +95,29 @@ async function runList(mapping: ListMapping, call: LegacyCall, deps: EngineDeps)
     }),
   );
   const tz = mapping.timezone ? timezoneOf(mapping.timezone, list.data[0], deps) : undefined;
-  return listBody(list.total, reshape(mapping, list.data), tz);
+  return listReplyText(list.total, recordsText(list.data.map((r) => record.write(r))), tz);
 }
 
-/** Every v1 page of a resource, in v1's order. */
-async function readAllPages(
-  resource: string,
-  query: Record<string, string>,
-  pageSize: number,
-  maxPages: number,
-  deps: EngineDeps,
-): Promise<V1Record[]> {
-  const all: V1Record[] = [];
-  for (let page = 0; page < maxPages; page++) {
-    const list = asV1List(
-      await deps.v1Get({
-        path: `/${resource}`,
-        query: { ...query, offset: String(page * pageSize), limit: String(pageSize) },
-      }),
-    );
-    all.push(...list.data);
-    if (!list.has_more || list.data.length === 0) return all;
-  }
-  throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream listing did not end within ${maxPages} pages`);
-}
-
-/** Every v1 page, sorted as the mapping says, then the legacy page cut from the whole listing. */
-async function runSortedList(mapping: SortedListMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+/** Every v1 page, sorted as the mapping says (or the listing kept from an earlier call), then the legacy
+ * page cut from the whole listing. */
+async function runSortedList(mapping: SortedListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
-  const { resource, query, pageSize, maxPages } = mapping.source;
-  const all = sortRecords(await readAllPages(resource, query ?? {}, pageSize, maxPages, deps), mapping.sort);
-  const { offset, limit } = paged.page;
-  return listBody(all.length, reshape(mapping, all.slice(offset, offset + limit)), undefined);
+  let roster = deps.rosters?.get();
+  if (!roster) {
+    roster = await readSortedRoster(mapping, record, deps.v1Get);
+    deps.rosters?.keep(roster);
+  }
+  return listReplyText(rosterSize(roster), cutRoster(roster, paged.page), undefined);
 }
 
-async function runDetail(mapping: DetailMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+async function runDetail(mapping: DetailMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
   const parsed = parseId(call.segments);
   if (!parsed.ok) throw badRequest(parsed.reason);
   const { resource, query, idField } = mapping.source;
-  const record = asV1Record(await deps.v1Get({ path: `/${resource}/${parsed.id}`, query: { ...query } }), { idField, id: parsed.id });
-  const tz = mapping.timezone ? timezoneOf(mapping.timezone, record, deps) : undefined;
-  return detailBody(reshape(mapping, [record])[0], tz);
+  const found = asV1Record(await deps.v1Get({ path: `/${resource}/${parsed.id}`, query: { ...query } }), { idField, id: parsed.id });
+  const tz = mapping.timezone ? timezoneOf(mapping.timezone, found, deps) : undefined;
+  return detailReplyText(record.write(found), tz);
 }
 
 const WHOLE = /^\d{1,15}$/;
@@ -160,9 +149,9 @@ function matches(key: LookupKey, record: V1Record, wanted: string): boolean {
   }
 }
 
-async function runLookup(mapping: LookupMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+async function runLookup(mapping: LookupMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
   noSegments(call);
-  const { resource, pageSize, maxPages, idField } = mapping.source;
+  const { resource, idField } = mapping.source;
   // The first exclusive key to appear in the query string wins (legacy rule 1).
   for (const [param, raw] of call.query) {
     const key = mapping.exclusive.find((k) => k.param === param);
@@ -170,8 +159,8 @@ async function runLookup(mapping: LookupMapping, call: LegacyCall, deps: EngineD
     const value = checkLookupValue(key, raw);
     if (key.via === 'detail') {
       try {
-        const record = asV1Record(await deps.v1Get({ path: `/${resource}/${value}`, query: {} }), { idField, id: value });
-        return detailBody(reshape(mapping, [record])[0], undefined);
+        const found = asV1Record(await deps.v1Get({ path: `/${resource}/${value}`, query: {} }), { idField, id: value });
+        return detailReplyText(record.write(found), undefined);
       } catch (err) {
         if (err instanceof GatewayError && err.code === 'LGW_UPSTREAM_ERROR' && err.status === 404) {
           throw new GatewayError('LGW_NOT_FOUND', mapping.notFound);
@@ -179,7 +168,7 @@ async function runLookup(mapping: LookupMapping, call: LegacyCall, deps: EngineD
         throw err;
       }
     }
-    return findByFilters(mapping, [[key, value]], deps, resource, pageSize, maxPages);
+    return findByFilters(mapping, record, [[key, value]], deps);
   }
   const present: Array<[LookupKey, string]> = [];
   for (const key of mapping.combinable) {
@@ -190,17 +179,16 @@ async function runLookup(mapping: LookupMapping, call: LegacyCall, deps: EngineD
     const names = [...mapping.exclusive, ...mapping.combinable].map((k) => k.param).join(', ');
     throw badRequest(`one of ${names} is required`);
   }
-  return findByFilters(mapping, present, deps, resource, pageSize, maxPages);
+  return findByFilters(mapping, record, present, deps);
 }
 
 async function findByFilters(
   mapping: LookupMapping,
+  record: CompiledRecord,
   keys: Array<[LookupKey, string]>,
   deps: EngineDeps,
-  resource: string,
-  pageSize: number,
-  maxPages: number,
-): Promise<LegacyBody> {
+): Promise<string> {
+  const { resource, pageSize, maxPages } = mapping.source;
   const query: Record<string, string> = { ...mapping.source.query };
   for (const [key, value] of keys) query[key.filter!] = value;
   // Reads on until a record passes the gateway's own check: a filter v1 ignores cannot pick the wrong one.
@@ -209,15 +197,15 @@ async function findByFilters(
       await deps.v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } }),
     );
     const found = list.data.find((r) => keys.every(([key, value]) => matches(key, r, value)));
-    if (found) return detailBody(reshape(mapping, [found])[0], undefined);
+    if (found) return detailReplyText(record.write(found), undefined);
     if (!list.has_more || list.data.length === 0) break;
   }
   throw new GatewayError('LGW_NOT_FOUND', mapping.notFound);
 }
 
-async function runStatic(mapping: StaticMapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
+async function runStatic(mapping: StaticMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
   noSegments(call);
   const records = deps.staticRecords(mapping.source.setting);
   if (!records) throw new GatewayError('LGW_NOT_CONFIGURED', mapping.unavailable);
-  return detailBody(reshape(mapping, records), undefined);
+  return allRecordsReplyText(recordsText(records.map((r) => record.write(r))));
 }

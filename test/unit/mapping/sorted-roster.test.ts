@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileRecord } from '../../../src/mapping/record-writer.js';
+import type { SortedListMapping } from '../../../src/mapping/schema.js';
+import { cutRoster, readSortedRoster, rosterSize } from '../../../src/mapping/sorted-roster.js';
+import type { V1Call } from '../../../src/mapping/v1-reply.js';
+import { anyText } from './v1-arbitraries.js';
+
+const mapping = {
+  method: 'team',
+  kind: 'sorted-list',
+  source: { resource: 'staff', pageSize: 3, maxPages: 10 },
+  sort: [{ field: 'n', type: 'number', nulls: 'last' }],
+  record: { name: 'test', view: 'team', nulls: 'keep', fields: [{ name: 'id' }, { name: 'text' }] },
+} as unknown as SortedListMapping;
+const record = compileRecord(mapping.record.fields, 'keep');
+
+const pagesOf = (all: readonly object[]) => async (call: V1Call) => {
+  const [offset, limit] = [Number(call.query.offset), Number(call.query.limit)];
+  return { total: all.length, has_more: offset + limit < all.length, data: all.slice(offset, offset + limit) };
+};
+
+describe('sorted roster', () => {
+  it('cuts any page as the records written one by one, whatever their texts hold (commas, brackets, quotes)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), anyText), { maxLength: 20 }), fc.nat(25), fc.integer({ min: 1, max: 25 }), async (rows, offset, limit) => {
+        const all = rows.map(([n, text], i) => ({ id: i, n, text: `${text}","]},[` }));
+        const roster = await readSortedRoster(mapping, record, pagesOf(all));
+        const sorted = [...all].sort((a, b) => a.n - b.n);
+        expect(rosterSize(roster)).toBe(all.length);
+        expect(cutRoster(roster, { offset, limit })).toBe(sorted.slice(offset, offset + limit).map((r) => record.write(r)).join(','));
+        expect(roster.bytes).toBeGreaterThanOrEqual(roster.text.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an empty listing is an empty roster, and every cut of it empty', async () => {
+    const roster = await readSortedRoster(mapping, record, pagesOf([]));
+    expect([rosterSize(roster), roster.text, cutRoster(roster, { offset: 0, limit: 20 })]).toEqual([0, '', '']);
+  });
+});
