@@ -24,6 +24,7 @@ import { refusedTheApiKey } from '../payment/contract.js';
 import { createMemoryIdempotencyStore } from './state/idempotency-memory.js';
 import { createRedisIdempotencyStore } from './state/idempotency-redis.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
+import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/roster-cache.js';
 import { createRedisResponseStore } from './state/response-store-redis.js';
 import type { SharedRedis } from './state/shared-redis.js';
 import { countStep } from './steps/count.js';
@@ -155,7 +156,11 @@ export function createGateway(parts: GatewayParts): Gateway {
     ...(parts.demo ? { notice: DEMO_NOTICE } : {}),
     ...(shared ? { redisUp: () => shared.redis.isUp() } : {}),
   });
-  const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords };
+  // Team listings' sorted rosters, per API key, while their v1 pages stay fresh (so only with the caches on).
+  const rosters = settings.cacheTtlMs > 0
+    ? createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) })
+    : undefined;
+  const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters };
   const table = buildRouteTable(parts.mappings, {
     healthz: health.healthz,
     readyz: health.readyz,

@@ -1,25 +1,31 @@
 // Serves one mapped legacy read method: runs its mapping through the engine with the call the edge parsed
-// (segments, query, API key), and writes the legacy reply. Built once per mapping, when the route table
-// is; the v1 calls go through the shared transport (cache, single-flight, retry), each noted for the log.
+// (segments, query, API key), and writes the legacy reply the engine gives as text. Built once per mapping,
+// when the route table is, with the mapping compiled; the v1 calls go through the shared transport (cache,
+// single-flight, retry), each noted for the log; a team listing may be cut from a roster kept for its key.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
-import { runMapping, type LegacyCall } from '../../mapping/run.js';
+import { compileMapping, runMappingText, type LegacyCall } from '../../mapping/run.js';
 import type { Mapping } from '../../mapping/schema.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
 import { writeJsonBytes } from '../edge/write-json.js';
+import type { RosterCache } from '../state/roster-cache.js';
 import type { V1Transport } from '../upstream/v1-client.js';
 
 export interface LegacyReadDeps {
   transport: V1Transport;
   accountTimezone: string | undefined;
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
+  /** Team listings' sorted rosters, kept per API key while their v1 pages stay fresh; absent: none kept. */
+  rosters?: RosterCache | undefined;
 }
 
 export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
   // The mapping's own cache lifetime (team listings keep theirs longer); else the transport's default.
   const cacheTtlMs = 'cacheTtlMs' in mapping ? mapping.cacheTtlMs : undefined;
+  const compiled = compileMapping(mapping);
+  const rosterPort = mapping.kind === 'sorted-list' ? deps.rosters?.forListing(mapping) : undefined;
 
   return async function serveLegacyRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     const { request } = ctx;
@@ -29,7 +35,7 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
     // The reply may be kept as long as every v1 reply it is built from stays fresh in the cache.
     let freshUntil = Number.POSITIVE_INFINITY;
     try {
-      const body = await runMapping(mapping, call, {
+      const text = await runMappingText(compiled, call, {
         accountTimezone: deps.accountTimezone,
         staticRecords: deps.staticRecords,
         v1Get: async (v1Call) => {
@@ -38,12 +44,19 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
           freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
           return reply.body;
         },
+        rosters: rosterPort?.(apiKey, {
+          freshUntil: () => (stale || !Number.isFinite(freshUntil) ? undefined : freshUntil),
+          onHit: (until) => {
+            ctx.cacheHits++;
+            freshUntil = Math.min(freshUntil, until);
+          },
+        }),
       });
       // Answered meanwhile (the shutdown deadline): nothing more to write.
       if (res.headersSent) return;
       // Stale-if-error: an upstream fault was answered from a reply cached within the last hour.
       if (stale) res.setHeader('warning', '110 - "Response is Stale"');
-      const bytes = Buffer.from(JSON.stringify(body));
+      const bytes = Buffer.from(text);
       // A method served without any v1 call (an operator file) has nothing to be fresh against: not kept.
       if (!stale && Number.isFinite(freshUntil)) ctx.keepReply?.(bytes, freshUntil);
       writeJsonBytes(res, 200, bytes);

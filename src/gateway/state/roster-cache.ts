@@ -1,0 +1,86 @@
+// Keeps the sorted roster of a team listing (the whole listing in order, each record reduced to what its
+// legacy fields are written from) for as long as every v1 page it was read from stays fresh in the response
+// cache, so another cut of the same listing for the same API key is a slice: no page read, no sort. The
+// engine is a pure function of the mapping and the v1 pages, so a kept roster is exactly what it would
+// build again. The reply cache's rules hold: keyed by a hash of the API key, the legacy method and its v1
+// source, never shared across keys, the key never kept in clear; never a roster built from a stale page or
+// from a page the response cache did not keep; bounded by entries and approximate bytes.
+import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { SortedListMapping } from '../../mapping/schema.js';
+import type { RosterStore, SortedRoster } from '../../mapping/sorted-roster.js';
+
+/** What the route knows of one call's v1 replies. */
+export interface CallFreshness {
+  /** Until when every v1 reply the call used stays fresh (cache clock); undefined when one was stale or
+   * not cached. */
+  freshUntil(): number | undefined;
+  /** The call is served from a kept roster, itself fresh until `freshUntil`. */
+  onHit(freshUntil: number): void;
+}
+
+/** The engine's roster port for one call of one listing, by the call's API key. */
+export type RosterPortFor = (apiKey: string | undefined, call: CallFreshness) => RosterStore;
+
+export interface RosterCache {
+  /** For one sorted-list mapping, once (when its route is built). */
+  forListing(mapping: SortedListMapping): RosterPortFor;
+  size(): number;
+}
+
+export interface RosterCacheOptions {
+  maxEntries: number;
+  /** Upper bound of the kept rosters' approximate size. */
+  maxBytes: number;
+  now?: () => number;
+  /** A call answered from a kept roster (a cache hit, for the metrics). */
+  onHit?: () => void;
+}
+
+/** A 10,000-record team roster is about 3 MB: room for a few busy keys' rosters. */
+export const DEFAULT_ROSTER_CACHE_LIMITS = { maxEntries: 500, maxBytes: 32 * 1024 * 1024 } as const;
+
+interface Entry {
+  roster: SortedRoster;
+  freshUntil: number;
+}
+
+export function createRosterCache(options: RosterCacheOptions): RosterCache {
+  const now = options.now ?? Date.now;
+  const entries = new LRUCache<string, Entry>({
+    max: options.maxEntries,
+    maxSize: options.maxBytes,
+    sizeCalculation: (entry) => Math.max(1, entry.roster.bytes),
+  });
+  const fresh = (key: string): Entry | undefined => {
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    if (now() < entry.freshUntil) return entry;
+    entries.delete(key);
+    return undefined;
+  };
+  return {
+    forListing(mapping) {
+      // The v1 source is part of the key: a listing read from other pages is another roster.
+      const listing = `${mapping.method}\0${JSON.stringify(mapping.source)}`;
+      return (apiKey, call) => {
+        // The NUL cannot occur in a header (the key).
+        const key = hash('sha256', `${apiKey ?? ''}\0${listing}`, 'base64url');
+        return {
+          get() {
+            const entry = fresh(key);
+            if (!entry) return undefined;
+            options.onHit?.();
+            call.onHit(entry.freshUntil);
+            return entry.roster;
+          },
+          keep(roster) {
+            const freshUntil = call.freshUntil();
+            if (freshUntil !== undefined && freshUntil > now() && roster.bytes <= options.maxBytes) entries.set(key, { roster, freshUntil });
+          },
+        };
+      };
+    },
+    size: () => entries.size,
+  };
+}
