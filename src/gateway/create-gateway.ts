@@ -156,10 +156,8 @@ export function createGateway(parts: GatewayParts): Gateway {
     ...(parts.demo ? { notice: DEMO_NOTICE } : {}),
     ...(shared ? { redisUp: () => shared.redis.isUp() } : {}),
   });
-  // Team listings' sorted rosters, per API key, while their v1 pages stay fresh (so only with the caches on).
-  const rosters = settings.cacheTtlMs > 0
-    ? createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) })
-    : undefined;
+  // Team listings: rosters read a few at a time, kept per API key while their v1 pages stay fresh.
+  const rosters = createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) });
   const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters };
   const table = buildRouteTable(parts.mappings, {
     healthz: health.healthz,

@@ -55,7 +55,7 @@ function keyRanks(values: readonly SortValue[], key: SortKey): KeyRanks {
 
 /** Stable order by ranks: each record's ranks, key by key, then its index, make one whole number, exact
  * while below 2^53; a plain numeric sort of those numbers is the order. */
-function orderByOneNumber(count: number, keys: readonly KeyRanks[]): number[] {
+function orderByOneNumber(count: number, keys: readonly KeyRanks[]): Uint32Array {
   const combined = new Float64Array(count);
   for (let i = 0; i < count; i++) {
     let n = 0;
@@ -63,11 +63,11 @@ function orderByOneNumber(count: number, keys: readonly KeyRanks[]): number[] {
     combined[i] = n * count + i;
   }
   combined.sort();
-  return Array.from(combined, (n) => n % count);
+  return Uint32Array.from(combined, (n) => n % count);
 }
 
-function orderByComparison(count: number, keys: readonly KeyRanks[]): number[] {
-  return Array.from({ length: count }, (_, i) => i).sort((a, b) => {
+function orderByComparison(count: number, keys: readonly KeyRanks[]): Uint32Array {
+  return Uint32Array.from({ length: count }, (_, i) => i).sort((a, b) => {
     for (const key of keys) {
       const d = key.ranks[a]! - key.ranks[b]!;
       if (d !== 0) return d;
@@ -80,7 +80,7 @@ function orderByComparison(count: number, keys: readonly KeyRanks[]): number[] {
  * The order of `count` records whose sort values are `columns` (one column per key, one value per record):
  * their indices, first to last, as the keys order them; ties keep their index order.
  */
-export function sortOrder(count: number, columns: readonly (readonly SortValue[])[], keys: readonly SortKey[]): number[] {
+export function sortOrder(count: number, columns: readonly (readonly SortValue[])[], keys: readonly SortKey[]): Uint32Array {
   const ranked = keys.map((key, k) => keyRanks(columns[k] ?? [], key));
   const span = ranked.reduce((product, key) => product * key.size, count);
   return span <= Number.MAX_SAFE_INTEGER ? orderByOneNumber(count, ranked) : orderByComparison(count, ranked);
@@ -88,5 +88,5 @@ export function sortOrder(count: number, columns: readonly (readonly SortValue[]
 
 export function sortRecords(records: readonly V1Record[], keys: readonly SortKey[]): V1Record[] {
   const columns = keys.map((key) => records.map((record) => sortValue(record, key)));
-  return sortOrder(records.length, columns, keys).map((i) => records[i]!);
+  return Array.from(sortOrder(records.length, columns, keys), (i) => records[i]!);
 }

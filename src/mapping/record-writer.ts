@@ -15,17 +15,16 @@ import { TEMPLATE_PLACEHOLDER, type V1Record } from './legacy-record.js';
 import { toLegacyValue, type NullPolicy } from './legacy-value.js';
 import type { FieldSpec } from './record-schema.js';
 
-/** A v1 record reduced to what its legacy record is written from: each field's value, renamed, derived or
- * defaulted, before formatting, in the order of the record's text. */
-export type PickedRecord = readonly unknown[];
-
 export interface CompiledRecord {
   /** The legacy record's JSON text for one v1 record. */
   write(record: V1Record): string;
-  /** The values the legacy record is written from: keeps nothing of the v1 record but what its fields need. */
-  pick(record: V1Record): PickedRecord;
-  /** The legacy record's JSON text from picked values: `writePicked(pick(r))` is `write(r)`. */
-  writePicked(picked: PickedRecord): string;
+  /** How many values `pick` gives for one record. */
+  readonly width: number;
+  /** Appends to `into` the `width` values the legacy record is written from (each field's value, renamed,
+   * derived or defaulted, before formatting): all a roster keeps of a v1 record. */
+  pick(record: V1Record, into: unknown[]): void;
+  /** The legacy record's JSON text from the values `pick` appended at `at`: the text `write` gives. */
+  writePicked(values: readonly unknown[], at: number): string;
 }
 
 /** One field of the text: its legacy name and the spec its value comes from. */
@@ -125,12 +124,12 @@ export function compileRecord(fields: readonly FieldSpec[], nulls: NullPolicy): 
     ...appends.flatMap((append, i) => [`value = ${reads[i]!};`, append]),
     "return out + '}';",
   ]);
-  const pick = generate<CompiledRecord['pick']>('record', [`return [${reads.join(', ')}];`]);
-  const writePicked = generate<CompiledRecord['writePicked']>('picked', [
+  const pick = generate<CompiledRecord['pick']>('record, into', [`into.push(${reads.join(', ')});`]);
+  const writePicked = generate<CompiledRecord['writePicked']>('values, at', [
     'let value;',
     "let out = '{';",
-    ...appends.flatMap((append, i) => [`value = picked[${i}];`, append]),
+    ...appends.flatMap((append, i) => [`value = values[at + ${i}];`, append]),
     "return out + '}';",
   ]);
-  return { write, pick, writePicked };
+  return { write, width: slots.length, pick, writePicked };
 }

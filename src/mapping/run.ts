@@ -34,8 +34,8 @@ export interface EngineDeps {
   accountTimezone: string | undefined;
   /** Records of an operator-supplied file, by setting name; undefined when the setting is unset. */
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
-  /** Sorted lists only: where this call's whole sorted listing may be kept between calls; absent, every
-   * call reads and sorts the listing anew. */
+  /** Sorted lists only: where this call's whole sorted listing may be kept between calls (and when it may
+   * be read); absent, every call reads and sorts the listing anew. */
   rosters?: RosterStore;
 }
 
@@ -103,12 +103,9 @@ async function runList(mapping: ListMapping, record: CompiledRecord, call: Legac
 async function runSortedList(mapping: SortedListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
-  let roster = deps.rosters?.get();
-  if (!roster) {
-    roster = await readSortedRoster(mapping, record, deps.v1Get);
-    deps.rosters?.keep(roster);
-  }
-  return listReplyText(rosterSize(roster), cutRoster(roster, paged.page), undefined);
+  const read = () => readSortedRoster(mapping, record, deps.v1Get);
+  const roster = await (deps.rosters ? deps.rosters.roster(read) : read());
+  return listReplyText(rosterSize(roster), recordsText(cutRoster(roster, record, paged.page)), undefined);
 }
 
 async function runDetail(mapping: DetailMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {

@@ -1,105 +1,87 @@
 // The whole listing a sorted-list mapping cuts its pages from (the team listings): every v1 page read, each
-// page reduced as it arrives to what the listing needs (its records written as legacy JSON text, and their
-// sort values; the v1 records themselves are then dropped), and the records put in the mapping's order,
-// as one text. A page of the legacy reply is a slice of that text. The gateway may keep a roster between
-// calls through the RosterStore port, so another cut of the same listing costs no v1 read and no sort.
-// Pure: v1 is asked through the engine's port; it never decides how long a roster may be kept.
+// record reduced as its page arrives to what the listing needs (the values its legacy fields are written
+// from, and its sort values; the page itself is then dropped), and the records put in the mapping's order.
+// A page of the legacy reply is a slice of it, written as text: writing all its records as text would
+// allocate several times the roster's size. The gateway may keep a roster between calls through the
+// RosterStore port, so another cut of the same listing costs no v1 read and no sort. Pure: v1 is asked
+// through the engine's port; it never decides when a roster is read or how long it is kept.
 import { GatewayError } from '../shared/errors.js';
-import type { V1Record } from './legacy-record.js';
 import type { Page } from './paging.js';
 import { sortOrder, sortValue, type SortValue } from './record-order.js';
 import type { CompiledRecord } from './record-writer.js';
-import type { SortedListMapping, SortKey } from './schema.js';
+import type { SortedListMapping } from './schema.js';
 import { asV1List, type V1Get } from './v1-reply.js';
 
 export interface SortedRoster {
-  /** Every record of the listing as legacy JSON text, in order, separated by commas. */
-  readonly text: string;
-  /** Where each record's text ends in `text` (the next one starts one comma later). */
-  readonly ends: Uint32Array;
+  /** Every record reduced to the values its legacy record is written from, `width` values a record, one
+   * record after the other in v1's order (one array: no object per record for the collector to copy). */
+  readonly values: readonly unknown[];
+  readonly width: number;
+  /** The listing's order: record numbers (in v1's order), first to last. */
+  readonly order: Uint32Array;
   /** Roughly the memory the roster holds, in bytes: what a store keeping rosters bounds. */
   readonly bytes: number;
 }
 
-/** Where the gateway keeps rosters between calls: one roster per call (its API key and listing). */
+/** Where the gateway keeps rosters between calls, and when it lets a call read one. */
 export interface RosterStore {
-  /** The roster kept for this call's listing, while the v1 pages it was read from are still fresh. */
-  get(): SortedRoster | undefined;
-  /** Offers the roster this call has just read; the store decides whether, and how long, to keep it. */
-  keep(roster: SortedRoster): void;
+  /**
+   * This call's roster: one kept for its listing while the v1 pages it was read from stay fresh, else the
+   * one `read` gives. The store decides when `read` runs (it may bound how many rosters are read at once)
+   * and whether, and how long, to keep what it gives.
+   */
+  roster(read: () => Promise<SortedRoster>): Promise<SortedRoster>;
 }
 
-/** The listing while its pages arrive: each page's records as one text, and where each record is. */
-class RosterPages {
-  private readonly pages: string[] = [];
-  /** Per record, in v1's order: its page, and where its text starts and ends in that page's text. */
-  private readonly page: number[] = [];
-  private readonly start: number[] = [];
-  private readonly end: number[] = [];
-  readonly columns: SortValue[][];
+/** How many records the size of a roster is estimated from. */
+const SIZE_SAMPLE = 64;
 
-  constructor(private readonly keys: readonly SortKey[]) {
-    this.columns = keys.map(() => []);
-  }
-
-  get count(): number {
-    return this.page.length;
-  }
-
-  /** Writes the page's records and reads their sort values; nothing else of them is kept. */
-  add(records: readonly V1Record[], record: CompiledRecord): void {
-    const index = this.pages.length;
-    const texts: string[] = [];
-    let at = 0;
-    for (const v1Record of records) {
-      const text = record.write(v1Record);
-      texts.push(text);
-      this.page.push(index);
-      this.start.push(at);
-      at += text.length;
-      this.end.push(at);
-      for (let k = 0; k < this.keys.length; k++) this.columns[k]!.push(sortValue(v1Record, this.keys[k]!));
+/** A roster's approximate size, from evenly spaced records: a slot per value, the characters of its texts. */
+function approximateBytes(values: readonly unknown[], width: number, order: Uint32Array): number {
+  const count = order.length;
+  if (count === 0 || width === 0) return order.byteLength;
+  const step = Math.max(1, Math.floor(count / SIZE_SAMPLE));
+  let sampled = 0;
+  let bytes = 0;
+  for (let i = 0; i < count; i += step, sampled++) {
+    for (let at = i * width; at < (i + 1) * width; at++) {
+      const value = values[at];
+      bytes += 8 + (typeof value === 'string' ? 16 + value.length : 0);
     }
-    // One flat text per page: each record's own text is a short-lived rope of its fields.
-    this.pages.push(texts.join(''));
   }
-
-  /** The records' texts in the given order, as one roster. */
-  roster(order: readonly number[]): SortedRoster {
-    const ends = new Uint32Array(order.length);
-    let at = -1;
-    const texts = order.map((g, i) => {
-      at += 1 + this.end[g]! - this.start[g]!;
-      ends[i] = at;
-      return this.pages[this.page[g]!]!.slice(this.start[g], this.end[g]);
-    });
-    const text = texts.join(',');
-    return { text, ends, bytes: text.length + ends.byteLength };
-  }
+  return Math.ceil((bytes / sampled) * count) + order.byteLength;
 }
 
-/** Reads every v1 page in v1's order, reducing each page as it arrives, then sorts the listing. */
+/** Reads every v1 page in v1's order, reducing each record as its page arrives, then sorts the listing. */
 export async function readSortedRoster(mapping: SortedListMapping, record: CompiledRecord, v1Get: V1Get): Promise<SortedRoster> {
   const { resource, query, pageSize, maxPages } = mapping.source;
-  const pages = new RosterPages(mapping.sort);
+  const keys = mapping.sort;
+  const values: unknown[] = [];
+  const columns: SortValue[][] = keys.map(() => []);
+  let count = 0;
   for (let page = 0; page < maxPages; page++) {
     const list = asV1List(
       await v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } }),
     );
-    pages.add(list.data, record);
-    if (!list.has_more || list.data.length === 0) return pages.roster(sortOrder(pages.count, pages.columns, mapping.sort));
+    for (const v1Record of list.data) {
+      record.pick(v1Record, values);
+      for (let k = 0; k < keys.length; k++) columns[k]!.push(sortValue(v1Record, keys[k]!));
+    }
+    count += list.data.length;
+    if (!list.has_more || list.data.length === 0) {
+      const order = sortOrder(count, columns, keys);
+      return { values, width: record.width, order, bytes: approximateBytes(values, record.width, order) };
+    }
   }
   throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream listing did not end within ${maxPages} pages`);
 }
 
 /** The number of records in the roster. */
-export const rosterSize = (roster: SortedRoster): number => roster.ends.length;
+export const rosterSize = (roster: SortedRoster): number => roster.order.length;
 
-/** One page of the listing: its records' texts, separated by commas (empty past the end). */
-export function cutRoster(roster: SortedRoster, page: Page): string {
-  const first = Math.min(page.offset, roster.ends.length);
-  const last = Math.min(page.offset + page.limit, roster.ends.length);
-  if (first >= last) return '';
-  const start = first === 0 ? 0 : roster.ends[first - 1]! + 1;
-  return roster.text.slice(start, roster.ends[last - 1]);
+/** One page of the listing: its records as legacy JSON text. */
+export function cutRoster(roster: SortedRoster, record: CompiledRecord, page: Page): string[] {
+  const texts: string[] = [];
+  for (const i of roster.order.subarray(page.offset, page.offset + page.limit)) texts.push(record.writePicked(roster.values, i * roster.width));
+  return texts;
 }

@@ -1,6 +1,7 @@
 // Team listings end to end (gateway + recording fake upstream on loopback): a listing read for one API key
 // is kept, sorted, while its v1 pages stay fresh, so another cut for that key asks v1 nothing and gives
-// the bytes a fresh read would; another key never sees it; once the pages expire, v1 is read again.
+// the bytes a fresh read would; another key never sees it; many keys at once each get their own; once the
+// pages expire, v1 is read again.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { fetchText, startHardenedGateway, type HardenedGateway } from './hardening-harness.js';
@@ -62,6 +63,17 @@ describe('team listings: the sorted roster kept per key', () => {
     const other = await fetchText(`${gateway.url}/api/meetourteam/5/5`, asKey('team-c'));
     expect(upstream.received.map((r) => r.headers['x-api-key'])).toEqual(['team-b', 'team-b', 'team-b', 'team-c', 'team-c', 'team-c']);
     expect((JSON.parse(other.text) as { response: Array<{ last_name: string }> }).response.map((r) => r.last_name)).toEqual(Array(5).fill('for team-c'));
+  });
+
+  it('serves many keys listing at once (a few rosters read at a time), each its own listing, in full', async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `burst-${i}`);
+    const replies = await Promise.all(keys.map((key) => fetchText(`${gateway.url}/api/meetourteam/2490/20`, asKey(key))));
+    replies.forEach((reply, i) => {
+      const body = JSON.parse(reply.text) as { total: string; response: Array<{ last_name: string }> };
+      expect([reply.status, body.total, body.response.length]).toEqual([200, String(MEMBERS), 10]);
+      expect(new Set(body.response.map((r) => r.last_name))).toEqual(new Set([`for ${keys[i]}`]));
+    });
+    expect(upstream.received).toHaveLength(keys.length * 3);
   });
 
   it('reads v1 again once the pages it was read from are no longer fresh (the mapping cacheTtlMs)', async () => {

@@ -21,7 +21,11 @@ function expectSameText(record: Record<string, unknown>, fields: readonly FieldS
   const compiled = compileRecord(fields, nulls);
   const expected = plain(record, fields, nulls);
   expect(compiled.write(record)).toBe(expected);
-  expect(compiled.writePicked(compiled.pick(record))).toBe(expected);
+  // Picked after other values, as a roster holds them: one record after another in one array.
+  const values: unknown[] = ['before', null];
+  compiled.pick(record, values);
+  expect(values).toHaveLength(2 + compiled.width);
+  expect(compiled.writePicked(values, 2)).toBe(expected);
 }
 
 describe('compileRecord: every shipped mapping', () => {

@@ -96,15 +96,16 @@ const pagesOf = (all: readonly V1Record[]) => (call: V1Call) => {
   return { object: 'list', total: all.length, has_more: offset + limit < all.length, data: all.slice(offset, offset + limit) };
 };
 
-/** A roster store holding at most one roster, counting what it is asked. */
-function oneRosterStore(): RosterStore & { kept: SortedRoster | undefined; keeps: number } {
+/** A roster store holding at most one roster, counting the reads it let run. */
+function oneRosterStore(): RosterStore & { kept: SortedRoster | undefined; reads: number } {
   const store = {
     kept: undefined as SortedRoster | undefined,
-    keeps: 0,
-    get: () => store.kept,
-    keep(roster: SortedRoster) {
-      store.kept = roster;
-      store.keeps++;
+    reads: 0,
+    async roster(read: () => Promise<SortedRoster>) {
+      if (store.kept) return store.kept;
+      store.reads++;
+      store.kept = await read();
+      return store.kept;
     },
   };
   return store;
@@ -138,22 +139,22 @@ describe('team listings (sorted lists)', () => {
     const store = oneRosterStore();
     const first = deps(pagesOf(all), { rosters: store });
     const fresh = await runMappingText(compiled, { segments: ['0', '10'], query: [] }, first);
-    expect([first.calls.length, store.keeps]).toEqual([1, 1]);
+    expect([first.calls.length, store.reads]).toEqual([1, 1]);
     for (const cut of [['10', '10'], ['40', '10'], ['45'], ['0', '100']]) {
       const again = deps(pagesOf(all), { rosters: store });
       const kept = await runMappingText(compiled, { segments: cut, query: [] }, again);
       const read = await runMappingText(compiled, { segments: cut, query: [] }, deps(pagesOf(all)));
       expect(kept).toBe(read);
-      expect([again.calls.length, store.keeps]).toEqual([0, 1]);
+      expect([again.calls.length, store.reads]).toEqual([0, 1]);
     }
     expect(fresh).toBe(await runMappingText(compiled, { segments: ['0', '10'], query: [] }, deps(pagesOf(all))));
   });
 
-  it('keeps nothing when a page fails', async () => {
+  it('hands the store a failing read as it fails: nothing to keep', async () => {
     const mapping: SortedListMapping = { ...method('meetourteam', 'sorted-list'), source: { resource: 'practitioners', pageSize: 2, maxPages: 3 } };
     const store = oneRosterStore();
     const endless = deps(() => ({ total: 9, has_more: true, data: [{ id: 1 }] }), { rosters: store });
     await expect(runMappingText(compileMapping(mapping), { segments: [], query: [] }, endless)).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY' });
-    expect(store.keeps).toBe(0);
+    expect([store.reads, store.kept]).toEqual([1, undefined]);
   });
 });
