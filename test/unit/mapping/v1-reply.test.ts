@@ -1,5 +1,7 @@
 // The single-record rule: a v1 record read by id is an object carrying the requested id, or a 502 fault.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { asV1List, asV1Record, isRequestedId } from '../../../src/mapping/v1-reply.js';
 
 describe('isRequestedId', () => {
@@ -80,5 +82,20 @@ describe('asV1Record', () => {
 describe('asV1List', () => {
   it('still refuses a list without data', () => {
     expect(() => asV1List({ data: 'not a list' })).toThrow(expect.objectContaining({ code: 'LGW_UPSTREAM_BAD_REPLY', status: 502 }));
+  });
+});
+
+describe('asV1List: the hand check is listEnvelope', () => {
+  it('accepts and refuses exactly what the zod envelope does', () => {
+    const envelope = z.object({ total: z.number().int().min(0), has_more: z.boolean(), data: z.array(z.custom((v) => typeof v === 'object' && v !== null && !Array.isArray(v))) });
+    const field = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constantFrom(undefined, -1, 0.5, 3, true, [], [{}], [null], [[]], [{ a: 1 }, 2]));
+    fc.assert(
+      fc.property(fc.record({ total: field, has_more: field, data: field, object: field }, { requiredKeys: [] }), (body) => {
+        const ok = envelope.safeParse(body).success;
+        if (ok) expect(asV1List(body).data).toEqual((body as { data: unknown[] }).data);
+        else expect(() => asV1List(body)).toThrow();
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
