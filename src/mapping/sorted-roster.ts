@@ -1,6 +1,7 @@
 // The whole listing a sorted-list mapping cuts its pages from (the team listings): every v1 page read, each
 // record reduced as its page arrives to what the listing needs (the values its legacy fields are written
-// from, and its sort values; the page itself is then dropped), and the records put in the mapping's order.
+// from, and its sort values; the engine then lets go of the page, which only the response cache may still
+// hold), and the records put in the mapping's order.
 // A page of the legacy reply is a slice of it, written as text: writing all its records as text would
 // allocate several times the roster's size. The gateway may keep a roster between calls through the
 // RosterStore port, so another cut of the same listing costs no v1 read and no sort. Pure: v1 is asked

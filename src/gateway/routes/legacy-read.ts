@@ -17,7 +17,8 @@ export interface LegacyReadDeps {
   transport: V1Transport;
   accountTimezone: string | undefined;
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
-  /** Team listings' sorted rosters, kept per API key while their v1 pages stay fresh; absent: none kept. */
+  /** Team listings' sorted rosters: read a few at a time, kept per API key while their v1 pages stay fresh;
+   * absent, every call reads its own. */
   rosters?: RosterCache | undefined;
 }
 
