@@ -39,7 +39,7 @@ function badReply(what: string, issues: z.core.$ZodIssue[]): GatewayError {
 function isListEnvelope(body: unknown): body is V1List {
   if (typeof body !== 'object' || body === null) return false;
   const { total, has_more: hasMore, data } = body as Record<string, unknown>;
-  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) return false;
+  if (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 0) return false;
   if (typeof hasMore !== 'boolean' || !Array.isArray(data)) return false;
   for (const record of data) if (typeof record !== 'object' || record === null || Array.isArray(record)) return false;
   return true;
