@@ -25,6 +25,15 @@ Safety:
   they are replaced by --api-key (or UPSTREAM_API_KEY). Keys, card tokens and passwords never appear in
   reports or output.
 
+Mapping proposal (--propose-mappings <dir>):
+  After the replay, the v1 records behind every call that differs are read (from --upstream or the
+  sandbox with the replay's key, or through --target's /api/v1 passthrough), and each differing record
+  field is searched for in them under every spelling the mappings write (text, money, hhmm). A field whose
+  recorded values are ALL written exactly by one v1 field becomes an edit (rename, format or default);
+  anything less is listed as unexplained. <dir> (new or empty) receives a complete copy of the mappings
+  (MAPPINGS_DIR, else the shipped ones, which are never touched) with the edits and their evidence as
+  comments; replay again with MAPPINGS_DIR=<dir> to check them.
+
 Exit codes:
   0    at most --max-differences entries differ (an entry that could not be replayed counts as differing)
   1    more entries differ
@@ -38,6 +47,7 @@ Examples:
   legacy-gateway replay traffic.har --html report.html
   legacy-gateway replay staging.jsonl --target http://127.0.0.1:8080 --api-key "$KEY" --json out.json
   legacy-gateway replay traffic.har --upstream https://api.example.com --rate 0.25/s --rules rules.yaml
+  legacy-gateway replay traffic.har --upstream https://api.example.com --propose-mappings proposed/
 `;
 
 export function registerReplayCommand(program: Command): void {
@@ -66,6 +76,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--include-writes', 'also replay writes (POST, PUT, PATCH, DELETE)')
     .option('--allow-production-writes', 'with --include-writes, replay payments against a target that is not the sandbox or loopback')
     .option('--all-paths', 'also replay calls outside /api/** and /ondemand/** (pages, assets)')
+    .option('--propose-mappings <dir>', 'read the v1 records behind each differing call and write to <dir> a copy of the mappings with the edits they prove')
     .addHelpText('after', HELP_AFTER)
     .action(async (file: string, raw: Record<string, unknown>) => {
       // The replay's engine, reports and in-process gateway load only when the command runs.

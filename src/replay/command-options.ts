@@ -43,6 +43,7 @@ const optionsSchema = z
     includeWrites: z.boolean().default(false),
     allowProductionWrites: z.boolean().default(false),
     allPaths: z.boolean().default(false),
+    proposeMappings: z.string().trim().min(1, 'must name a directory').optional(),
   })
   .refine((o) => !(o.target && o.upstream), {
     message: '--upstream configures the in-process gateway; it cannot be combined with --target',
@@ -69,6 +70,7 @@ const OPTION_FLAGS: Readonly<Record<string, string>> = {
   timeout: '--timeout',
   format: '--format',
   allowProductionWrites: '--allow-production-writes',
+  proposeMappings: '--propose-mappings',
 };
 
 /** Validates commander's raw option values; throws ReplayUsageError naming each bad option. */

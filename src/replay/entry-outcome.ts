@@ -3,6 +3,7 @@
 // Pure: must never do I/O. The entries built here still hold recorded values: the runner redacts each one
 // before any sink sees it.
 import type { DiffRules } from './diff-rules.js';
+import type { JsonValue } from '../shared/json-exact.js';
 import { legacyMethodOf } from './legacy-method.js';
 import type { RecordedExchange } from './recording.js';
 import { diffReplies, parseBody } from './reply-diff.js';
@@ -19,6 +20,9 @@ export interface ComparedEntry {
   entry: ReportEntry;
   /** Ids of the rules that applied in the comparison, for the report of rules that matched nothing. */
   matchedRuleIds: readonly number[];
+  /** The recorded reply's JSON body, as compared, when the entry is `different` (the mapping proposal reads
+   * the recorded records from it). It holds recorded values: never shown, only searched. */
+  recordedJson?: JsonValue;
 }
 
 type EntryHead = Pick<ReportEntry, 'index' | 'method' | 'url' | 'legacyMethod'>;
@@ -55,11 +59,10 @@ export function replayedEntry(
   if (recorded.kind === 'text' && recorded.text === reply.text && status.expected === status.actual && !hasRules(rules)) {
     return { entry: { ...head, outcome: 'identical', diffs: [], status }, matchedRuleIds: [] };
   }
-  const result = diffReplies(
-    { status: status.expected, body: recorded.kind === 'text' ? parseBody(recorded.text) : recorded },
-    { status: status.actual, body: parseBody(reply.text) },
-    { rules, checkOrder },
-  );
+  const recordedBody = recorded.kind === 'text' ? parseBody(recorded.text) : recorded;
+  const result = diffReplies({ status: status.expected, body: recordedBody }, { status: status.actual, body: parseBody(reply.text) }, { rules, checkOrder });
   const outcome = result.differences.length === 0 ? 'identical' : 'different';
-  return { entry: { ...head, outcome, diffs: result.differences, status }, matchedRuleIds: result.matchedRuleIds };
+  const compared: ComparedEntry = { entry: { ...head, outcome, diffs: result.differences, status }, matchedRuleIds: result.matchedRuleIds };
+  if (outcome === 'different' && recordedBody.kind === 'json') compared.recordedJson = recordedBody.value;
+  return compared;
 }

@@ -37,11 +37,12 @@ export function partialReportPaths(reports: { json?: string | undefined; html?: 
   return paths;
 }
 
-/** Synchronous on purpose: used just before the process exits, when nothing asynchronous will run. */
+/** Synchronous on purpose: used just before the process exits, when nothing asynchronous will run. A
+ * folder (the mapping proposal's partial copy) goes with its content. */
 export function removeFilesNow(paths: readonly string[]): void {
   for (const p of paths) {
     try {
-      rmSync(p, { force: true });
+      rmSync(p, { force: true, recursive: true });
     } catch {
       // Quitting anyway: one file that cannot be removed must not keep the others.
     }

@@ -1,6 +1,7 @@
 // The JSON report (`--json FILE`): {"summary":{total,identical,different,skipped,errors,...},
 // "interrupted":false,"file","target","rules":[...],"entries":[{method,url,outcome,diffs:[{path,kind,
-// expected,actual}],...}]}; an interrupted run adds "entriesInFile" after "interrupted". `expected` is the recorded
+// expected,actual}],...}]}; an interrupted run adds "entriesInFile" after "interrupted", and a run with
+// --propose-mappings adds "proposals" and "unexplained" after "rules" (src/replay/propose/proposal.ts). `expected` is the recorded
 // value, `actual` the gateway's; a `missing` difference has no `actual`, an `extra` one no `expected`.
 // Built as strings in pieces (opening, one line per entry, closing) so the runner can stream 100k entries
 // to disk without holding them; numbers keep their recorded spelling.
@@ -9,6 +10,8 @@ import type { Difference } from './diff.js';
 import { stringifyExact, type JsonObject, type JsonValue } from '../shared/json-exact.js';
 import type { ReportEntry } from './report-entry.js';
 import type { ReplaySummary } from './summary.js';
+import type { Proposal, Unexplained } from './propose/proposal.js';
+import { proposalOutcomeJson } from './propose/proposal-report.js';
 
 export interface RuleUsage {
   /** `ignore[0] $.response[*].updated_at` */
@@ -27,6 +30,10 @@ export interface ReportMeta {
   interrupted: boolean;
   /** Entries in the recording, when known: with `interrupted`, how many the report could have covered. */
   entriesInFile?: number | undefined;
+  /** With --propose-mappings only: the proposed mapping edits, with their evidence. */
+  proposals?: Proposal[] | undefined;
+  /** With --propose-mappings only: the fields that differed with no consistent v1 source. */
+  unexplained?: Unexplained[] | undefined;
 }
 
 function differenceJson(d: Difference): JsonObject {
@@ -74,6 +81,8 @@ export function jsonReportOpening(summary: ReplaySummary, meta: ReportMeta): str
     file: meta.file,
     target: meta.target,
     rules: meta.rules.map((r) => ({ rule: r.rule, matchedEntries: r.matchedEntries })) as JsonValue[],
+    // Only with --propose-mappings.
+    ...(meta.proposals !== undefined ? proposalOutcomeJson({ proposals: meta.proposals, unexplained: meta.unexplained ?? [] }) : {}),
   });
   return head.slice(0, -1) + ',"entries":[\n';
 }

@@ -8,6 +8,9 @@
 // operator asked to quit at once (commander itself exits, with 2, on a malformed command line). It must
 // never print a key, token or password: every line goes through the run's scrubber, every entry through
 // redaction. It must never leave a partial report file behind, whatever ends the run.
+// With --propose-mappings it also feeds the differing entries to the mapping proposal and, once every entry
+// is replayed and before the target stops, has it read v1 and write the proposed mappings
+// (src/replay/propose/mapping-proposal.ts).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseReplayOptions, ReplayUsageError, type ReplayCommandOptions } from './command-options.js';
@@ -23,9 +26,13 @@ import {
   type JsonReportWriter,
 } from './report-files.js';
 import { EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from './rules.js';
+import type { ReportMeta } from './report-json.js';
 import { runReplay, type ReplayRunOptions, type ReplayRunResult, type ReplaySinks } from './runner.js';
 import { isLoopbackUrl } from './safety.js';
 import { INTERRUPTED_EXIT_CODE, verdictOf } from './verdict.js';
+import type { MappingProposal } from './propose/mapping-proposal.js';
+import type { ProposalOutcome } from './propose/proposal.js';
+import { proposalSummaryText } from './propose/proposal-report.js';
 
 export { INTERRUPTED_EXIT_CODE } from './verdict.js';
 
@@ -111,6 +118,8 @@ function listenForInterrupts(io: CommandIo, partialFiles: readonly string[]): In
 /** Where the calls go. */
 interface ReplayTarget {
   url: string;
+  /** Where `/api/v1/...` can be read with the replay's key: v1 itself, or a running gateway's passthrough. */
+  v1Url: string;
   /** What the report calls it. */
   label: string;
   sandboxOrLoopback: boolean;
@@ -123,6 +132,7 @@ interface ReplayTarget {
 function runningGatewayTarget(url: string): ReplayTarget {
   return {
     url,
+    v1Url: url,
     label: redactUrl(url),
     sandboxOrLoopback: isLoopbackUrl(url),
     defaultKey: undefined,
@@ -201,7 +211,7 @@ async function startInProcessGateway(options: ReplayCommandOptions, env: NodeJS.
       }
     };
     const { label, sandboxOrLoopback, defaultKey } = upstream;
-    return { url: gateway.url, label, sandboxOrLoopback, defaultKey, close };
+    return { url: gateway.url, v1Url: upstream.url, label, sandboxOrLoopback, defaultKey, close };
   } catch (err) {
     await upstream.close();
     throw err;
@@ -213,10 +223,24 @@ interface CommandInputs {
   options: ReplayCommandOptions;
   rules: RuleSet;
   format: RecordingFormat;
+  /** With --propose-mappings: the mappings read and the destination checked. */
+  proposal: MappingProposal | undefined;
+}
+
+/** Loaded only when asked for. Throws ReplayUsageError for unusable mappings or destination. */
+async function prepareProposal(outDir: string | undefined, env: NodeJS.ProcessEnv): Promise<MappingProposal | undefined> {
+  if (outDir === undefined) return undefined;
+  const { prepareMappingProposal, ProposalSetupError } = await import('./propose/mapping-proposal.js');
+  try {
+    return await prepareMappingProposal(outDir, env);
+  } catch (err) {
+    if (err instanceof ProposalSetupError) throw new ReplayUsageError(err.message);
+    throw err;
+  }
 }
 
 /** Throws ReplayUsageError, RulesFileError or RecordingInputError (exit code 2). */
-async function readCommandInputs(file: string, raw: Record<string, unknown>): Promise<CommandInputs> {
+async function readCommandInputs(file: string, raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<CommandInputs> {
   const options = parseReplayOptions(raw);
   let rules: RuleSet = EMPTY_RULE_SET;
   if (options.rules !== undefined) {
@@ -229,7 +253,7 @@ async function readCommandInputs(file: string, raw: Record<string, unknown>): Pr
     rules = parseRules(text, options.rules);
   }
   const format = options.format ?? (await detectFormat(file));
-  return { options, rules, format };
+  return { options, rules, format, proposal: await prepareProposal(options.proposeMappings, env) };
 }
 
 /** One run of the command, once its inputs are read and its target is up. */
@@ -286,6 +310,7 @@ function runnerOptions(run: CommandRun): ReplayRunOptions {
 }
 
 function runnerSinks(run: CommandRun, reports: ReportSinks): ReplaySinks {
+  const { proposal } = run;
   return {
     warning: (line) => run.io.stderr.write(`${line}\n`),
     progress: (state) => run.progress.update(state),
@@ -293,29 +318,64 @@ function runnerSinks(run: CommandRun, reports: ReportSinks): ReplaySinks {
       reports.html?.add(entry);
       await reports.json?.add(entry);
     },
+    ...(proposal ? { difference: (entry, recordedJson) => proposal.collector.add(entry, recordedJson) } : {}),
   };
 }
 
+/** A replay that ran to its end (or was interrupted), and what the mapping proposal made of it. */
+interface ReplayDone {
+  result: ReplayRunResult;
+  /** With --propose-mappings: undefined when the run was interrupted (nothing proposed or written). */
+  proposal: ProposalOutcome | undefined;
+}
+
+/** After a complete replay, with the target still up: the mapping proposal, read and written. */
+async function finishProposal(run: CommandRun, result: ReplayRunResult): Promise<ProposalOutcome | undefined> {
+  if (run.proposal === undefined || result.interrupted) return undefined;
+  const { finishMappingProposal } = await import('./propose/mapping-proposal.js');
+  run.io.stderr.write(`mapping proposal: reading the v1 records behind ${run.proposal.collector.entryCount} differing entries\n`);
+  try {
+    return await finishMappingProposal(run.proposal, {
+      v1BaseUrl: run.target.v1Url,
+      apiKey: run.apiKey,
+      timeoutMs: run.options.timeout,
+      concurrency: run.options.concurrency,
+      signal: run.interrupts.signal,
+      scrubber: result.scrubber,
+      warn: (line) => run.io.stderr.write(`${line}\n`),
+    });
+  } catch (err) {
+    throw new Error(`cannot write the proposed mappings: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** Replays the recording into the reports; the result, or the exit code when the run ended without one. */
-async function replayIntoReports(run: CommandRun, reports: ReportSinks): Promise<ReplayRunResult | number> {
+async function replayIntoReports(run: CommandRun, reports: ReportSinks): Promise<ReplayDone | number> {
   try {
     announce(run);
     if (run.options.json !== undefined) reports.json = await createJsonReportWriter(run.options.json);
-    return await runReplay(runnerOptions(run), runnerSinks(run, reports));
+    const result = await runReplay(runnerOptions(run), runnerSinks(run, reports));
+    return { result, proposal: await finishProposal(run, result) };
   } catch (err) {
     await reports.json?.abort();
     if (run.interrupts.quit) return INTERRUPTED_EXIT_CODE;
     if (err instanceof RecordingInputError) return run.fail(err.message);
-    return run.fail(`replay failed: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    return run.fail(message.startsWith('cannot write the proposed mappings') ? message : `replay failed: ${message}`);
   } finally {
     await run.target.close();
   }
 }
 
 /** Writes the JSON and HTML reports; undefined when written, else the exit code. */
-async function writeReports(run: CommandRun, reports: ReportSinks, result: ReplayRunResult): Promise<number | undefined> {
+async function writeReports(run: CommandRun, reports: ReportSinks, done: ReplayDone): Promise<number | undefined> {
+  const { result } = done;
   const { summary, interrupted, entriesInFile } = result;
-  const meta = { file: run.file, target: run.target.label, rules: result.rules, interrupted, entriesInFile };
+  const meta: ReportMeta = { file: run.file, target: run.target.label, rules: result.rules, interrupted, entriesInFile };
+  if (run.proposal !== undefined) {
+    meta.proposals = done.proposal?.proposals ?? [];
+    meta.unexplained = done.proposal?.unexplained ?? [];
+  }
   try {
     if (reports.json !== undefined) await reports.json.finish(summary, meta);
     if (reports.html !== undefined && run.options.html !== undefined) await writeHtmlReport(run.options.html, summary, meta, reports.html);
@@ -330,8 +390,9 @@ async function writeReports(run: CommandRun, reports: ReportSinks, result: Repla
 /** The replay, its reports and what is printed at the end; returns the exit code. */
 async function replayAndReport(run: CommandRun): Promise<number> {
   const reports: ReportSinks = { json: undefined, html: run.options.html !== undefined ? new HtmlEntrySelection() : undefined };
-  const result = await replayIntoReports(run, reports);
-  if (typeof result === 'number') return result;
+  const done = await replayIntoReports(run, reports);
+  if (typeof done === 'number') return done;
+  const { result } = done;
   run.interrupts.replayOver();
   if (run.interrupts.quit) {
     await reports.json?.abort();
@@ -339,11 +400,20 @@ async function replayAndReport(run: CommandRun): Promise<number> {
   }
   const { summary, scrubber, interrupted, entriesInFile } = result;
   run.progress.finish({ ...summary, done: summary.total, total: interrupted ? (entriesInFile ?? summary.total) : summary.total });
-  const notWritten = await writeReports(run, reports, result);
+  const notWritten = await writeReports(run, reports, done);
   if (notWritten !== undefined) return notWritten;
   if (run.interrupts.quit) return INTERRUPTED_EXIT_CODE;
   const verdict = verdictOf(result, run.options.maxDifferences, { json: run.options.json, html: run.options.html });
   run.io.stdout.write(scrubber.scrub(verdict.table));
+  if (run.proposal !== undefined) {
+    run.io.stdout.write(
+      scrubber.scrub(
+        done.proposal === undefined
+          ? '\nmapping proposal: not made, the run was interrupted (nothing written)\n'
+          : proposalSummaryText(done.proposal, run.proposal.source.outDir),
+      ),
+    );
+  }
   if (verdict.warnings !== '') run.io.stderr.write(scrubber.scrub(verdict.warnings));
   run.io.stdout.write(verdict.closing);
   return verdict.exitCode;
@@ -363,7 +433,7 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
 
   let inputs: CommandInputs;
   try {
-    inputs = await readCommandInputs(file, raw);
+    inputs = await readCommandInputs(file, raw, io.env);
   } catch (err) {
     if (err instanceof ReplayUsageError || err instanceof RulesFileError || err instanceof RecordingInputError) return fail(err.message);
     throw err;
@@ -377,7 +447,9 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
   }
 
   const progress = createProgress(io.stderr);
-  const interrupts = listenForInterrupts(io, partialReportPaths({ json: options.json, html: options.html }));
+  const partialFiles = partialReportPaths({ json: options.json, html: options.html });
+  if (inputs.proposal !== undefined) partialFiles.push(inputs.proposal.partialDir);
+  const interrupts = listenForInterrupts(io, partialFiles);
   try {
     return await replayAndReport({ ...inputs, file, target, apiKey: options.apiKey ?? target.defaultKey, io, interrupts, progress, fail });
   } finally {

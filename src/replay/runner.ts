@@ -18,6 +18,7 @@ import { createPacer, type Pacer } from './pace.js';
 import { countEntry, type ProgressState } from './progress.js';
 import { readRecording, type RecordingFormat } from './read-recording.js';
 import type { RecordedExchange } from './recording.js';
+import type { JsonValue } from '../shared/json-exact.js';
 import { secretsOfRequest, SecretScrubber } from '../shared/redact.js';
 import { redactReportEntry, type ReportEntry } from './report-entry.js';
 import type { RuleUsage } from './report-json.js';
@@ -50,6 +51,12 @@ export interface ReplaySinks {
   progress?(state: ProgressState): void;
   /** Each entry, redacted, in file order; awaited (a slow sink slows the replay, not the memory). */
   entry?(entry: ReportEntry): void | Promise<void>;
+  /**
+   * Each `different` entry whose recorded reply is JSON, redacted, with that reply as recorded (after
+   * `entry`, in file order). The reply holds recorded values: a sink may search it but must show only what
+   * the redacted entry shows. Set only when needed: the replies are kept until handed over.
+   */
+  difference?(entry: ReportEntry, recordedJson: JsonValue): void | Promise<void>;
 }
 
 export interface ReplayRunResult {
@@ -139,15 +146,21 @@ async function sendCall(call: ReplayRequest, agent: Agent, timeoutMs: number): P
   return { status: res.statusCode, text };
 }
 
+/** One entry on its way to the sinks: the report entry, and the recorded reply when a sink wants it. */
+interface ReplayedItem {
+  entry: ReportEntry;
+  recordedJson?: JsonValue;
+}
+
 /** Replays recorded calls to the target and compares the replies, counting the rules each comparison used. */
 interface CallReplayer {
-  replay(exchange: RecordedExchange): Promise<ReportEntry>;
+  replay(exchange: RecordedExchange): Promise<ReplayedItem>;
   /** Entries each rule applied in, by rule id. */
   readonly ruleHits: ReadonlyMap<number, number>;
   close(): Promise<void>;
 }
 
-function createCallReplayer(options: ReplayRunOptions): CallReplayer {
+function createCallReplayer(options: ReplayRunOptions, keepRecordedJson: boolean): CallReplayer {
   const agent = new Agent({
     connections: Math.max(1, options.concurrency),
     keepAliveTimeout: 10_000,
@@ -156,18 +169,18 @@ function createCallReplayer(options: ReplayRunOptions): CallReplayer {
   });
   const rulesFor = rulesByMethod(options.rules);
   const ruleHits = new Map<number, number>();
-  const replay = async (exchange: RecordedExchange): Promise<ReportEntry> => {
+  const replay = async (exchange: RecordedExchange): Promise<ReplayedItem> => {
     const call = buildReplayRequest(exchange.request, { baseUrl: options.targetUrl, apiKey: options.apiKey });
     let reply: TargetReply;
     try {
       reply = await sendCall(call, agent, options.timeoutMs);
     } catch (err) {
       const e = err as Error & { code?: string };
-      return errorEntry(exchange, `${e.code ? `${e.code}: ` : ''}${e.message}`);
+      return { entry: errorEntry(exchange, `${e.code ? `${e.code}: ` : ''}${e.message}`) };
     }
-    const { entry, matchedRuleIds } = replayedEntry(exchange, reply, rulesFor, options.checkOrder);
+    const { entry, matchedRuleIds, recordedJson } = replayedEntry(exchange, reply, rulesFor, options.checkOrder);
     for (const id of matchedRuleIds) ruleHits.set(id, (ruleHits.get(id) ?? 0) + 1);
-    return entry;
+    return keepRecordedJson && recordedJson !== undefined ? { entry, recordedJson } : { entry };
   };
   return { replay, ruleHits, close: () => agent.close() };
 }
@@ -197,14 +210,15 @@ async function replayRecording(
 ): Promise<ReplayPassResult> {
   const summary = new SummaryBuilder();
   const progress: ProgressState = { done: 0, total: entriesInFile, identical: 0, different: 0, skipped: 0, errors: 0 };
-  const handover = new FileOrderHandover<ReportEntry>(async (entry) => {
-    const safe = redactReportEntry(entry, scrubber);
+  const handover = new FileOrderHandover<ReplayedItem>(async (item) => {
+    const safe = redactReportEntry(item.entry, scrubber);
     summary.add(safe);
     countEntry(progress, safe.outcome);
     await sinks.entry?.(safe);
+    if (item.recordedJson !== undefined) await sinks.difference?.(safe, item.recordedJson);
     sinks.progress?.(progress);
   });
-  const replayer = createCallReplayer(options);
+  const replayer = createCallReplayer(options, sinks.difference !== undefined);
   try {
     const interrupted = await replayEntries(options, replayer, handover);
     await handover.finish();
@@ -219,7 +233,7 @@ async function replayRecording(
  * Reads the recording again and starts each call the policy allows. True when the signal stopped it with
  * entries left unread; a signal after the last call was sent loses nothing.
  */
-async function replayEntries(options: ReplayRunOptions, replayer: CallReplayer, handover: FileOrderHandover<ReportEntry>): Promise<boolean> {
+async function replayEntries(options: ReplayRunOptions, replayer: CallReplayer, handover: FileOrderHandover<ReplayedItem>): Promise<boolean> {
   // Results wait in the handover until every earlier entry is out, so sinks see file order. The window bounds it.
   const window = Math.max(64, options.concurrency * 8);
   const pacer = createCallPacer(options);
@@ -229,7 +243,7 @@ async function replayEntries(options: ReplayRunOptions, replayer: CallReplayer, 
     if (stopped()) return true;
     const verdict = decideExchange(exchange, options.safety);
     if (!verdict.replay) {
-      handover.ready(exchange.index, skippedEntry(exchange, verdict.reason));
+      handover.ready(exchange.index, { entry: skippedEntry(exchange, verdict.reason) });
     } else {
       const release = await pacer.acquire();
       // The wait for a free slot (or the rate) may have outlasted the signal: this call is not sent.
@@ -237,8 +251,8 @@ async function replayEntries(options: ReplayRunOptions, replayer: CallReplayer, 
         release();
         return true;
       }
-      const entry = replayer.replay(exchange).catch((err: unknown) => errorEntry(exchange, (err as Error).message));
-      handover.pending(exchange.index, entry, release);
+      const item = replayer.replay(exchange).catch((err: unknown): ReplayedItem => ({ entry: errorEntry(exchange, (err as Error).message) }));
+      handover.pending(exchange.index, item, release);
     }
     await handover.flush();
   }
