@@ -314,6 +314,40 @@ describe('replay --propose-mappings', () => {
     }
   });
 
+  it('proposes the same through a running gateway (--target), reading v1 through its /api/v1 passthrough', async () => {
+    const gateway = await startTestGateway({ UPSTREAM_URL: real.url, CACHE_TTL_MS: '0' });
+    const readsBefore = real.received.length;
+    try {
+      const viaTarget = path.join(dir, 'via-target');
+      const run = await replay(recording, { target: gateway.url, apiKey: REPLAY_KEY, proposeMappings: viaTarget, json: path.join(dir, 'target.json') });
+      expect(run.code).toBe(1);
+      const { report } = readReport(path.join(dir, 'target.json'));
+      expect(report.proposals).toEqual(firstReport.report.proposals);
+      expect(report.unexplained).toEqual(firstReport.report.unexplained);
+      expect(mappingTexts(viaTarget)).toEqual(mappingTexts(proposed));
+      const passedThrough = real.received.slice(readsBefore).filter((r) => r.url === '/api/v1/practitioners/1');
+      expect(passedThrough.length).toBeGreaterThan(0);
+      expect(passedThrough.every((r) => r.headers['x-api-key'] === REPLAY_KEY)).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('refuses, before any call (exit 2), a destination that is not new or empty, inside the mappings, or mappings that do not load', async () => {
+    const readsBefore = real.received.length;
+    const taken = await replay(recording, { upstream: real.url, apiKey: REPLAY_KEY, proposeMappings: proposed });
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toContain(`legacy-gateway replay: --propose-mappings: ${proposed} already exists and is not an empty directory`);
+    const inside = await replay(recording, { upstream: real.url, proposeMappings: path.join(proposed, 'again') }, { MAPPINGS_DIR: proposed });
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toContain('must be outside the mappings it copies');
+    const broken = await replay(recording, { upstream: real.url, proposeMappings: path.join(dir, 'never') }, { MAPPINGS_DIR: path.join(dir, 'no-such-dir') });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/--propose-mappings: the mappings in .*no-such-dir do not load: .*directory not found/s);
+    expect(real.received.length).toBe(readsBefore);
+    expect(readdirSync(dir)).not.toContain('never');
+  });
+
   it('finds every proposed field identical when replayed again with MAPPINGS_DIR=<proposal>', async () => {
     const again = await replay(recording, { upstream: real.url, apiKey: REPLAY_KEY, json: path.join(dir, 'again.json') }, { MAPPINGS_DIR: proposed });
     const { report } = readReport(path.join(dir, 'again.json'));

@@ -106,17 +106,25 @@ function applyEdit(map: YAMLMap, legacyField: string, edit: ProposedEdit): void 
   }
 }
 
-/** The node's text again, in the shipped style: flow maps padded (`{ name: x }`), block maps indented. */
+/** The node's text again, in the shipped style: flow maps padded (`{ name: x }`), block maps indented. Its
+ * comments stay where they are in the file (outside the node's range), so the copy written has none. */
 function nodeText(node: YAMLMap, column: number): string {
+  const bare = node.clone() as YAMLMap;
+  bare.commentBefore = undefined;
+  bare.comment = undefined;
+  bare.spaceBefore = false;
   const doc = new Document();
-  doc.contents = node;
+  doc.contents = bare;
   const text = doc.toString({ lineWidth: 0, flowCollectionPadding: true }).replace(/\n$/, '');
   return text.split('\n').map((line, i) => (i === 0 ? line : ' '.repeat(column) + line)).join('\n');
 }
 
 /** Queues the node's new text and, on its own line above the node's line, the comment. */
 function rewrite(file: OpenFile, node: YAMLMap, comment: string): void {
-  const [start, end] = node.range ?? [0, 0];
+  const [start, valueEnd] = node.range ?? [0, 0];
+  // A block map's range runs to the start of the next line: the line break stays.
+  let end = valueEnd;
+  while (end > start && /\s/.test(file.text.charAt(end - 1))) end--;
   const lineStart = file.text.lastIndexOf('\n', start - 1) + 1;
   const indent = /^[ \t]*/.exec(file.text.slice(lineStart))?.[0] ?? '';
   file.splices.push({ at: start, end, text: nodeText(node, start - lineStart) });
