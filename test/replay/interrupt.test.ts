@@ -253,6 +253,23 @@ describe('replay command: SIGINT / SIGTERM', () => {
     expect(listeners(run.signals)).toBe(0);
   });
 
+  it('with --propose-mappings, proposes and writes nothing when interrupted', async () => {
+    const target = await heldTarget();
+    const file = recording('command-propose.jsonl');
+    const out = path.join(dir, 'propose-out');
+    mkdirSync(out);
+    const json = path.join(out, 'report.json');
+    const run = startCommand(file, { target: target.url, json, proposeMappings: path.join(out, 'proposed') });
+    await until(() => target.received.length === 4);
+    run.signals.emit('SIGINT');
+    target.answerNewCalls();
+    target.releaseAll();
+    expect(await run.done).toBe(130);
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({ interrupted: true, proposals: [], unexplained: [] });
+    expect(readdirSync(out)).toEqual(['report.json']);
+    expect(run.out.stdout).toContain('\nmapping proposal: not made, the run was interrupted (nothing written)\n');
+  });
+
   it('on a second signal removes the partial report files and exits 130 at once', async () => {
     const target = await heldTarget();
     const file = recording('command-twice.jsonl');
