@@ -6,7 +6,7 @@
 // is ever proposed.
 import type { SecretScrubber } from '../../shared/redact.js';
 import type { FieldVerdict } from './decision-rule.js';
-import { EvidenceCollector } from './evidence-collector.js';
+import { EvidenceCollector, type GatheredVerdicts } from './evidence-collector.js';
 import { partialDirOf, prepareProposalSource, writeProposedMappings, type ProposalSource } from './mapping-copy.js';
 import type { Proposal, ProposalOutcome, Unexplained } from './proposal.js';
 import { createV1Reader } from './v1-reader.js';
@@ -68,7 +68,7 @@ function outcomeOf(verdicts: readonly FieldVerdict[]): { outcome: ProposalOutcom
  */
 export async function finishMappingProposal(proposal: MappingProposal, finish: ProposalFinish): Promise<ProposalOutcome | undefined> {
   const reader = createV1Reader(finish.v1BaseUrl, finish.apiKey, finish.timeoutMs);
-  let gathered;
+  let gathered: GatheredVerdicts;
   try {
     gathered = await proposal.collector.verdicts({ v1Get: reader.get, concurrency: finish.concurrency, signal: finish.signal });
   } finally {
