@@ -4,7 +4,10 @@
 // Pure: must never do I/O.
 import type { PathPattern } from './json-path.js';
 
-export type RuleKind = 'ignore' | 'unordered' | 'tolerance';
+export type RuleKind = 'ignore' | 'unordered' | 'tolerance' | 'pattern';
+
+/** Where a rule comes from: the default rule set shipped with the tool, or the operator's rules file. */
+export type RuleOrigin = 'default' | 'file';
 
 export interface CompiledRule {
   /** Position in the whole rule set, stable for one run; used to report matches. */
@@ -12,11 +15,14 @@ export interface CompiledRule {
   kind: RuleKind;
   /** How the rule is named in reports: `ignore[0] $.response[*].updated_at`. */
   label: string;
+  origin: RuleOrigin;
   pattern: PathPattern;
   methods: ReadonlySet<string> | undefined;
   key?: string;
   absolute?: number;
   relative?: number;
+  /** `pattern` rules: two values that both match are equal (with groups: only the groups may differ). */
+  regex?: RegExp;
 }
 
 export interface RuleSet {
@@ -28,9 +34,10 @@ export interface DiffRules {
   ignore: readonly CompiledRule[];
   unordered: readonly CompiledRule[];
   tolerance: readonly CompiledRule[];
+  pattern: readonly CompiledRule[];
 }
 
-export const NO_RULES: DiffRules = { ignore: [], unordered: [], tolerance: [] };
+export const NO_RULES: DiffRules = { ignore: [], unordered: [], tolerance: [], pattern: [] };
 export const EMPTY_RULE_SET: RuleSet = { rules: [] };
 
 /** The rules of a set that apply to entries of one legacy method (undefined: entries of no method). */
@@ -42,7 +49,14 @@ export function rulesForMethod(set: RuleSet, legacyMethod: string | undefined): 
     ignore: chosen.filter((r) => r.kind === 'ignore'),
     unordered: chosen.filter((r) => r.kind === 'unordered'),
     tolerance: chosen.filter((r) => r.kind === 'tolerance'),
+    pattern: chosen.filter((r) => r.kind === 'pattern'),
   };
+}
+
+/** One rule set of several (the default set, then the operator's file), ids renumbered in that order. */
+export function combineRuleSets(...sets: readonly RuleSet[]): RuleSet {
+  const rules = sets.flatMap((s) => s.rules).map((r, id) => ({ ...r, id }));
+  return { rules };
 }
 
 /** rulesForMethod, chosen once per legacy method for the whole run. */

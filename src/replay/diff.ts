@@ -1,32 +1,44 @@
 // The replay diff: compares a recorded JSON value with the gateway's, exactly, and names each difference
 // by kind: `type` ("1" vs 1), `format` (same value spelled differently: "45.5" vs "45.50", "09:00" vs
 // "09:00:00", 1 vs 1.0), `value`, `missing` (recorded, absent now), `extra` (absent then, present now),
-// `order` (the same elements in another order). Object key order is ignored: JSON objects are unordered
-// and the replay is about values and types. Array order matters unless a rule (or checkOrder: false)
-// says a list is unordered. Unlike Diffy, it never sorts a list before comparing.
+// `order` (the same elements in another order), `key-order` (an object's keys in another order: old
+// integrations read a record's fields by position). Key order is the relative order of the keys both
+// objects have (a missing or extra key is reported as such, not also as key-order), and is checked unless
+// checkKeyOrder is false. An object parsed into JavaScript lists integer-like keys ("1", "2") first,
+// whatever their place in the text: their order cannot be checked (legacy records have none). Array order
+// matters unless a rule (or checkOrder: false) says a list is unordered. Unlike Diffy, it never sorts a
+// list before comparing. A `pattern` rule makes two strings (or number spellings) equal when they differ
+// only where the pattern matched.
 // Pure and total: it must never throw on any JSON input, never do I/O, and diff(x, x) is always empty.
 import { jsonTypeOf, numberSpelling, NumberLiteral, type JsonObject, type JsonValue } from '../shared/json-exact.js';
 import { appendPath, matchesPattern, ROOT_PATH, type PathSegment } from './json-path.js';
 import { NO_RULES, type CompiledRule, type DiffRules } from './diff-rules.js';
 import { canonicalDecimal, decimalStringValue, sameValueSpelledDifferently } from './value-spelling.js';
 
-export const DIFF_KINDS = ['type', 'format', 'value', 'missing', 'extra', 'order', 'status'] as const;
+export const DIFF_KINDS = ['type', 'format', 'value', 'missing', 'extra', 'order', 'key-order', 'status'] as const;
 export type DiffKind = (typeof DIFF_KINDS)[number];
+
+/** What made a difference other than the gateway: `replay`, an earlier write the replay itself sent. */
+export type DifferenceCause = 'replay';
 
 export interface Difference {
   /** `$.response[3].first_name`; `HTTP status` for the status line. */
   path: string;
   kind: DiffKind;
-  /** The recorded value; absent for `extra`. */
+  /** The recorded value; absent for `extra`. For `key-order`, the recorded keys in their order. */
   expected?: JsonValue;
-  /** The gateway's value; absent for `missing`. */
+  /** The gateway's value; absent for `missing`. For `key-order`, the gateway's keys in their order. */
   actual?: JsonValue;
+  /** Set when the difference is not the gateway's (see write-effects.ts); absent: a gateway difference. */
+  cause?: DifferenceCause;
 }
 
 export interface DiffOptions {
   rules?: DiffRules;
   /** false: every list is compared as unordered (`--no-check-order`). Default true. */
   checkOrder?: boolean;
+  /** false: an object's key order is not compared (`--no-check-key-order`). Default true. */
+  checkKeyOrder?: boolean;
 }
 
 export interface DiffResult {
@@ -37,7 +49,7 @@ export interface DiffResult {
 
 /** Compares two JSON values; see the module comment for the kinds. */
 export function diffJson(expected: JsonValue, actual: JsonValue, options: DiffOptions = {}): DiffResult {
-  const walker = new DiffWalker(options.rules ?? NO_RULES, options.checkOrder ?? true);
+  const walker = new DiffWalker(options.rules ?? NO_RULES, options.checkOrder ?? true, options.checkKeyOrder ?? true);
   walker.walk(expected, actual, [], ROOT_PATH);
   return { differences: walker.out, matchedRuleIds: [...walker.matched].sort((a, b) => a - b) };
 }
@@ -49,6 +61,7 @@ class DiffWalker {
   constructor(
     private readonly rules: DiffRules,
     private readonly checkOrder: boolean,
+    private readonly checkKeyOrder: boolean,
   ) {}
 
   private firstMatch(list: readonly CompiledRule[], segments: readonly PathSegment[]): CompiledRule | undefined {
@@ -63,6 +76,21 @@ class DiffWalker {
 
   private ignored(segments: readonly PathSegment[]): boolean {
     return this.rules.ignore.length > 0 && this.firstMatch(this.rules.ignore, segments) !== undefined;
+  }
+
+  /**
+   * Two different spellings a pattern rule makes equal. A pattern rule counts as used only when it does
+   * so (not whenever its path is met), so the runner's shortcut for byte-identical replies stays valid.
+   */
+  private equalByPattern(e: string, a: string, segments: readonly PathSegment[]): boolean {
+    for (const rule of this.rules.pattern) {
+      if (rule.regex === undefined || !matchesPattern(rule.pattern, segments)) continue;
+      if (differOnlyWhereMatched(rule.regex, e, a)) {
+        this.matched.add(rule.id);
+        return true;
+      }
+    }
+    return false;
   }
 
   walk(e: JsonValue, a: JsonValue, segments: PathSegment[], path: string): void {
@@ -104,6 +132,7 @@ class DiffWalker {
     const sa = numberSpelling(a);
     const tolerance = this.rules.tolerance.length > 0 ? this.firstMatch(this.rules.tolerance, segments) : undefined;
     if (se === sa) return;
+    if (this.rules.pattern.length > 0 && this.equalByPattern(se, sa, segments)) return;
     if (canonicalDecimal(se) === canonicalDecimal(sa)) {
       this.out.push({ path, kind: 'format', expected: e, actual: a });
       return;
@@ -115,6 +144,7 @@ class DiffWalker {
   private compareStrings(e: string, a: string, segments: PathSegment[], path: string): void {
     const tolerance = this.rules.tolerance.length > 0 ? this.firstMatch(this.rules.tolerance, segments) : undefined;
     if (e === a) return;
+    if (this.rules.pattern.length > 0 && this.equalByPattern(e, a, segments)) return;
     if (sameValueSpelledDifferently(e, a)) {
       this.out.push({ path, kind: 'format', expected: e, actual: a });
       return;
@@ -128,6 +158,7 @@ class DiffWalker {
   }
 
   private compareObjects(e: JsonObject, a: JsonObject, segments: PathSegment[], path: string): void {
+    if (this.checkKeyOrder) this.compareKeyOrder(e, a, segments, path);
     for (const key of Object.keys(e)) {
       segments.push(key);
       const childPath = appendPath(path, key);
@@ -144,6 +175,23 @@ class DiffWalker {
       if (!this.ignored(segments)) this.out.push({ path: appendPath(path, key), kind: 'extra', actual: a[key] as JsonValue });
       segments.pop();
     }
+  }
+
+  /** `key-order` at the object's path when the keys both have (and no rule ignores) come in another order. */
+  private compareKeyOrder(e: JsonObject, a: JsonObject, segments: PathSegment[], path: string): void {
+    const keysE = Object.keys(e);
+    const keysA = Object.keys(a);
+    const compared = (keys: string[], other: JsonObject): string[] =>
+      keys.filter((key) => {
+        if (!Object.hasOwn(other, key)) return false;
+        segments.push(key);
+        const ignored = this.ignored(segments);
+        segments.pop();
+        return !ignored;
+      });
+    const sharedE = compared(keysE, a);
+    const sharedA = compared(keysA, e);
+    if (sharedE.some((key, i) => key !== sharedA[i])) this.out.push({ path, kind: 'key-order', expected: keysE, actual: keysA });
   }
 
   private compareArrays(e: JsonValue[], a: JsonValue[], segments: PathSegment[], path: string): void {
@@ -286,6 +334,33 @@ function withinTolerance(rule: CompiledRule, e: number, a: number): boolean {
   const delta = Math.abs(e - a);
   if (rule.absolute !== undefined && delta <= rule.absolute) return true;
   return rule.relative !== undefined && delta <= rule.relative * Math.max(Math.abs(e), Math.abs(a));
+}
+
+/**
+ * Both values match `regex` and are the same once what it matched is set aside: the capturing groups'
+ * text, or without groups the whole match. So `^payment added \(payment id (\d+)\)$` makes two payment
+ * messages equal whatever their ids, and nothing else.
+ */
+function differOnlyWhereMatched(regex: RegExp, e: string, a: string): boolean {
+  const me = regex.exec(e);
+  const ma = regex.exec(a);
+  return me !== null && ma !== null && withoutMatchedParts(e, me) === withoutMatchedParts(a, ma);
+}
+
+/** The value with each matched part (the groups, or the whole match) replaced by one marker character. */
+function withoutMatchedParts(value: string, match: RegExpExecArray): string {
+  const all = match.indices ?? [];
+  const groups = all.slice(1).filter((span): span is [number, number] => span !== undefined);
+  const spans = groups.length > 0 ? groups.sort((x, y) => x[0] - y[0]) : all.slice(0, 1).filter((s): s is [number, number] => s !== undefined);
+  let out = '';
+  let at = 0;
+  for (const [start, end] of spans) {
+    // A group nested in one already set aside is inside it.
+    if (start < at) continue;
+    out += value.slice(at, start) + '\u0000';
+    at = end;
+  }
+  return out + value.slice(at);
 }
 
 function sameMultiset(a: readonly string[], b: readonly string[]): boolean {

@@ -1,13 +1,24 @@
 // The replay rules file (YAML or JSON): paths to ignore, lists whose order does not matter, numeric
-// tolerance. Validated with zod once, compiled once, then handed to the pure diff per entry.
+// tolerance, values that are equal when both match a pattern (a payment id in a message). Validated with
+// zod once, compiled once, then handed to the pure diff per entry. The default rule set shipped with the
+// tool (replay-rules/default.yaml) is a rules file too, read by the same parser.
 // It must never read files itself (the command reads, this parses text) and must never accept a rule it
 // cannot apply: unknown keys and bad paths are errors naming the file, the rule and the reason.
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import type { CompiledRule, RuleKind, RuleSet } from './diff-rules.js';
+import type { CompiledRule, RuleKind, RuleOrigin, RuleSet } from './diff-rules.js';
 import { parsePathPattern, PathPatternError, type PathPattern } from './json-path.js';
 
-export { EMPTY_RULE_SET, NO_RULES, rulesForMethod, type CompiledRule, type DiffRules, type RuleKind, type RuleSet } from './diff-rules.js';
+export {
+  combineRuleSets,
+  EMPTY_RULE_SET,
+  NO_RULES,
+  rulesForMethod,
+  type CompiledRule,
+  type DiffRules,
+  type RuleKind,
+  type RuleSet,
+} from './diff-rules.js';
 
 const methods = z
   .array(z.string().min(1))
@@ -39,18 +50,39 @@ const toleranceRule = z
   })
   .refine((r) => r.absolute !== undefined || r.relative !== undefined, 'needs "absolute" or "relative"');
 
+/** A JavaScript regular expression, compiled with the `d` flag (the diff reads where its groups matched). */
+const regexSource = z.string().min(1).superRefine((source, ctx) => {
+  try {
+    new RegExp(source, 'd');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+  }
+});
+
+const patternRule = z.strictObject({
+  path: z.string().min(1),
+  /** Both values match: equal. With capturing groups only what they capture may differ; else the match. */
+  regex: regexSource,
+  methods,
+  reason: z.string().optional(),
+});
+
 const rulesFileSchema = z.strictObject({
   ignore: z.array(ignoreRule).default([]),
   unordered: z.array(unorderedRule).default([]),
   tolerance: z.array(toleranceRule).default([]),
+  pattern: z.array(patternRule).default([]),
 });
 
 export class RulesFileError extends Error {
   override name = 'RulesFileError';
 }
 
-/** Parses and compiles a rules file's text; `fileName` only labels error messages. */
-export function parseRules(text: string, fileName: string): RuleSet {
+/**
+ * Parses and compiles a rules file's text; `fileName` only labels error messages. The default rule set's
+ * rules are labelled `default pattern[0] ...`, so a report tells them from the operator's.
+ */
+export function parseRules(text: string, fileName: string, origin: RuleOrigin = 'file'): RuleSet {
   let raw: unknown;
   try {
     raw = parseYaml(text, { prettyErrors: true, uniqueKeys: true });
@@ -81,7 +113,8 @@ export function parseRules(text: string, fileName: string): RuleSet {
     rules.push({
       id: rules.length,
       kind,
-      label: `${kind}[${index}] ${rule.path}${rule.methods ? ` (${rule.methods.join(', ')})` : ''}`,
+      label: `${origin === 'default' ? 'default ' : ''}${kind}[${index}] ${rule.path}${rule.methods ? ` (${rule.methods.join(', ')})` : ''}`,
+      origin,
       pattern,
       methods: rule.methods ? new Set(rule.methods.map((m) => m.toLowerCase())) : undefined,
       ...extra,
@@ -95,6 +128,7 @@ export function parseRules(text: string, fileName: string): RuleSet {
       ...(r.relative === undefined ? {} : { relative: r.relative }),
     }),
   );
+  parsed.data.pattern.forEach((r, i) => add('pattern', i, r, { regex: new RegExp(r.regex, 'd') }));
   return { rules };
 }
 

@@ -1,6 +1,6 @@
-// The pure replay diff: kinds (type, format, value, missing, extra, order), nested paths, key order,
-// rules (ignore, unordered, tolerance), symmetry, and the properties that it never throws and that
-// diff(x, x) is empty.
+// The pure replay diff: kinds (type, format, value, missing, extra, order, key-order), nested paths,
+// rules (ignore, unordered, tolerance, pattern), symmetry, and the properties that it never throws and
+// that diff(x, x) is empty.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { diffJson, type Difference } from '../../src/replay/diff.js';
@@ -53,8 +53,28 @@ describe('diffJson kinds', () => {
     expect(diff([1], [1, 4])).toEqual([{ path: '$[1]', kind: 'extra', actual: 4 }]);
   });
 
-  it('ignores object key order', () => {
-    expect(diff({ status: 'success', total: '2', response: [] }, { response: [], total: '2', status: 'success' })).toEqual([]);
+  it('reports an object whose keys come in another order as key-order, with both key lists', () => {
+    expect(diff({ status: 'success', total: '2', response: [] }, { response: [], total: '2', status: 'success' })).toEqual([
+      { path: '$', kind: 'key-order', expected: ['status', 'total', 'response'], actual: ['response', 'total', 'status'] },
+    ]);
+    // Each record on its own, at its own path, beside its other differences.
+    const e = { response: [{ id: '1', first_name: 'Ann', last_name: 'Lee' }, { id: '2', first_name: 'Bo', last_name: 'Ng' }] };
+    const a = { response: [{ id: '1', first_name: 'Ann', last_name: 'Lee' }, { id: '2', last_name: 'Ng', first_name: 'Bob' }] };
+    expect(diff(e, a)).toEqual([
+      { path: '$.response[1]', kind: 'key-order', expected: ['id', 'first_name', 'last_name'], actual: ['id', 'last_name', 'first_name'] },
+      { path: '$.response[1].first_name', kind: 'value', expected: 'Bo', actual: 'Bob' },
+    ]);
+  });
+
+  it('compares the order of the keys both objects have: a missing or extra key is not also key-order', () => {
+    expect(diff({ a: 1, b: 2, c: 3 }, { a: 1, c: 3 }).map((d) => d.kind)).toEqual(['missing']);
+    expect(diff({ a: 1, c: 3 }, { a: 1, x: 0, c: 3 }).map((d) => d.kind)).toEqual(['extra']);
+    expect(diff({ a: 1, b: 2, c: 3 }, { c: 3, a: 1 }).map((d) => d.kind)).toEqual(['key-order', 'missing']);
+  });
+
+  it('leaves ignored keys out of the key order, and --no-check-key-order leaves key order out', () => {
+    expect(diff({ ts: 'x', a: 1, b: 2 }, { a: 1, b: 2, ts: 'y' }, 'ignore:\n  - path: $.ts\n')).toEqual([]);
+    expect(diffJson({ a: 1, b: 2 }, { b: 2, a: 1 }, { checkKeyOrder: false }).differences).toEqual([]);
   });
 
   it('reports a reordered list as one order difference, never sorting it away', () => {
@@ -129,6 +149,45 @@ describe('diffJson rules', () => {
 
   it('--no-check-order compares every list as unordered', () => {
     expect(diffJson([1, 2], [2, 1], { checkOrder: false }).differences).toEqual([]);
+  });
+
+  it('pattern: two values that both match are equal; with groups, only the groups may differ', () => {
+    const rules = rulesForMethod(
+      parseRules(
+        [
+          'pattern:',
+          "  - path: $.response",
+          "    regex: '^payment added \\(payment id (\\d+)\\)$'",
+          '    methods: [payment]',
+          "  - path: $.response",
+          "    regex: ' \\(client (\\d+)\\)$'",
+          '    methods: [payment]',
+          "  - path: $..ref",
+          "    regex: '^R-\\d+$'",
+          "  - path: $.n",
+          "    regex: '^\\d{2}$'",
+        ].join('\n'),
+        'rules.yaml',
+      ),
+      'payment',
+    );
+    const run = (e: JsonValue, a: JsonValue) => diffJson(e, a, { rules });
+    const paid = run({ response: 'payment added (payment id 41)' }, { response: 'payment added (payment id 97)' });
+    expect(paid).toEqual({ differences: [], matchedRuleIds: [0] });
+    // The text around the group is compared: another message is a value difference.
+    expect(run({ response: 'card declined (client 4)' }, { response: 'payment refused (client 9)' }).differences.map((d) => d.kind)).toEqual(['value']);
+    expect(run({ response: 'card declined (client 4)' }, { response: 'card declined (client 9)' })).toEqual({ differences: [], matchedRuleIds: [1] });
+    // Only one side matching is a difference; a number is matched by its spelling; a type change stays a type.
+    expect(run({ response: 'payment added (payment id 41)' }, { response: 'payment added' }).differences.map((d) => d.kind)).toEqual(['value']);
+    expect(run({ x: { ref: 'R-1' } }, { x: { ref: 'R-2' } }).differences).toEqual([]);
+    expect(run({ n: 41 }, { n: 97 }).differences).toEqual([]);
+    expect(run({ n: 41 }, { n: 970 }).differences.map((d) => d.kind)).toEqual(['value']);
+    expect(run({ response: 'payment added (payment id 41)' }, { response: 7 }).differences.map((d) => d.kind)).toEqual(['type']);
+    // Equal values never count as a use of the pattern (the runner's shortcut for equal bytes relies on it).
+    expect(run({ response: 'payment added (payment id 41)' }, { response: 'payment added (payment id 41)' }).matchedRuleIds).toEqual([]);
+    // Limited to the methods it names.
+    const other = rulesForMethod(parseRules("pattern:\n  - path: $.response\n    regex: '^a\\d$'\n    methods: [payment]\n", 'r.yaml'), 'clients');
+    expect(diffJson({ response: 'a1' }, { response: 'a2' }, { rules: other }).differences.map((d) => d.kind)).toEqual(['value']);
   });
 });
 
