@@ -14,9 +14,15 @@ class ReplayCommand extends Command {
 const HELP_AFTER = `
 What it compares:
   Each recorded reply against the gateway's, field by field and type by type. Object key order is
-  ignored (the replay is about values and types); array order is checked (--check-order, the default).
+  checked too (old integrations read fields by position; --no-check-key-order turns it off); array order
+  is checked (--check-order, the default).
   Difference kinds: type ("1" vs 1), format (same value spelled differently: "45.5" vs "45.50",
-  "09:00" vs "09:00:00", two spellings of a date), value, missing, extra, order, status.
+  "09:00" vs "09:00:00", two spellings of a date), value, missing, extra, order, key-order, status.
+  Default rules (replay-rules/default.yaml) make equal what the gateway makes new on every call (payment
+  ids, new client ids, request ids); --rules adds to them, --no-default-rules leaves them out.
+  Writes are sent in recorded order; a later read of what one wrote has its value, missing, extra and
+  order differences marked "cause": "replay" and not counted. A call whose recording holds a password,
+  token or key only as "[REDACTED]" is never sent: it is not comparable.
 
 Safety:
   Reads replay by default. Writes (POST, PUT, PATCH, DELETE) are skipped unless --include-writes.
@@ -35,7 +41,8 @@ Mapping proposal (--propose-mappings <dir>):
   comments; replay again with MAPPINGS_DIR=<dir> to check them.
 
 Exit codes:
-  0    at most --max-differences entries differ (an entry that could not be replayed counts as differing)
+  0    at most --max-differences entries differ (an entry that could not be replayed counts as differing;
+       one that differs only because of the replay, or is not comparable, does not)
   1    more entries differ
   2    usage error, or the recording or rules file is unusable (the message says what and where), or a
        report cannot be written
@@ -67,7 +74,9 @@ export function registerReplayCommand(program: Command): void {
     .option('--max-differences <n>', 'exit 0 when at most this many entries differ, else 1 (default: 0)')
     .option('--check-order', 'report a reordered list as an `order` difference', true)
     .option('--no-check-order', 'compare every list as unordered')
-    .option('--rules <file>', 'YAML or JSON rules: ignored paths, unordered lists, numeric tolerance')
+    .option('--no-check-key-order', "do not report an object's keys in another order (key-order)")
+    .option('--rules <file>', 'YAML or JSON rules: ignored paths, unordered lists, numeric tolerance, patterns')
+    .option('--no-default-rules', 'leave out the default rules (replay-rules/default.yaml)')
     .option('--concurrency <n>', 'calls in flight at once (default: 8)')
     .option('--rate <n/s>', 'at most this many calls per second (e.g. 10/s, 0.25/s)')
     .option('--budget <n>', `v1 calls allowed per hour per key, URL and verb, for the budget warning (default: ${DEFAULT_HOURLY_BUDGET})`)

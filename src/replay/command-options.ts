@@ -29,7 +29,9 @@ const optionsSchema = z
     html: z.string().min(1).optional(),
     maxDifferences: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
     checkOrder: z.boolean().default(true),
+    checkKeyOrder: z.boolean().default(true),
     rules: z.string().min(1).optional(),
+    defaultRules: z.boolean().default(true),
     concurrency: wholeNumber(1, 256).default(8),
     rate: z
       .string()

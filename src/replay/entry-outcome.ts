@@ -1,9 +1,10 @@
 // Builds the report entry of one recorded call from what happened to it: skipped (and why), not
-// replayable (and the error), or replayed and compared with the recorded reply.
+// comparable (and why), not replayable (and the error), or replayed and compared with the recorded reply.
 // Pure: must never do I/O. The entries built here still hold recorded values: the runner redacts each one
 // before any sink sees it.
 import type { DiffRules } from './diff-rules.js';
 import type { JsonValue } from '../shared/json-exact.js';
+import { markCausedByReplay } from './write-effects.js';
 import { legacyMethodOf } from './legacy-method.js';
 import type { RecordedExchange } from './recording.js';
 import { diffReplies, parseBody } from './reply-diff.js';
@@ -36,33 +37,52 @@ export function skippedEntry(exchange: RecordedExchange, reason: SkipReason): Re
   return { ...entryHead(exchange), outcome: 'skipped', diffs: [], reason };
 }
 
+/** Never sent: `reason` names what the recording lacks (redacted-secrets.ts). */
+export function notComparableEntry(exchange: RecordedExchange, reason: string): ReportEntry {
+  return { ...entryHead(exchange), outcome: 'not-comparable', diffs: [], reason };
+}
+
 export function errorEntry(exchange: RecordedExchange, error: string): ReportEntry {
   return { ...entryHead(exchange), outcome: 'error', diffs: [], error };
 }
 
-function hasRules(rules: DiffRules): boolean {
+/**
+ * Rules whose use is counted whenever their path is met, so a comparison must walk even equal replies.
+ * A pattern rule counts only when it makes two different values equal, which equal bytes never need.
+ */
+function hasRulesCountedOnEqual(rules: DiffRules): boolean {
   return rules.ignore.length + rules.unordered.length + rules.tolerance.length > 0;
 }
 
-/** The replayed call's entry: `identical` or `different`, with the differences of status and body. */
-export function replayedEntry(
-  exchange: RecordedExchange,
-  reply: TargetReply,
-  rulesFor: (legacyMethod: string) => DiffRules,
-  checkOrder: boolean,
-): ComparedEntry {
+/** How a replayed call is compared. */
+export interface Comparison {
+  rulesFor: (legacyMethod: string) => DiffRules;
+  checkOrder: boolean;
+  checkKeyOrder: boolean;
+}
+
+/**
+ * The replayed call's entry: `identical` or `different`, with the differences of status and body.
+ * `afterWrite`: the call reads what an earlier replayed write changed (write-effects.ts).
+ */
+export function replayedEntry(exchange: RecordedExchange, reply: TargetReply, comparison: Comparison, afterWrite: boolean): ComparedEntry {
   const head = entryHead(exchange);
-  const rules = rulesFor(head.legacyMethod);
+  const rules = comparison.rulesFor(head.legacyMethod);
   const recorded = exchange.response.body ?? { kind: 'text' as const, text: '' };
   const status = { expected: exchange.response.status, actual: reply.status };
   // The same bytes are the same reply: no parse, no diff. Only without rules, whose use is counted.
-  if (recorded.kind === 'text' && recorded.text === reply.text && status.expected === status.actual && !hasRules(rules)) {
+  if (recorded.kind === 'text' && recorded.text === reply.text && status.expected === status.actual && !hasRulesCountedOnEqual(rules)) {
     return { entry: { ...head, outcome: 'identical', diffs: [], status }, matchedRuleIds: [] };
   }
   const recordedBody = recorded.kind === 'text' ? parseBody(recorded.text) : recorded;
-  const result = diffReplies({ status: status.expected, body: recordedBody }, { status: status.actual, body: parseBody(reply.text) }, { rules, checkOrder });
+  const result = diffReplies(
+    { status: status.expected, body: recordedBody },
+    { status: status.actual, body: parseBody(reply.text) },
+    { rules, checkOrder: comparison.checkOrder, checkKeyOrder: comparison.checkKeyOrder },
+  );
   const outcome = result.differences.length === 0 ? 'identical' : 'different';
-  const compared: ComparedEntry = { entry: { ...head, outcome, diffs: result.differences, status }, matchedRuleIds: result.matchedRuleIds };
+  const diffs = afterWrite ? markCausedByReplay(result.differences) : result.differences;
+  const compared: ComparedEntry = { entry: { ...head, outcome, diffs, status }, matchedRuleIds: result.matchedRuleIds };
   if (outcome === 'different' && recordedBody.kind === 'json') compared.recordedJson = recordedBody.value;
   return compared;
 }

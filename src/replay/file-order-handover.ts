@@ -54,8 +54,11 @@ export class FileOrderHandover<T> {
     }
   }
 
-  /** Waits for every pending item, handing each over as soon as its turn comes. */
-  async finish(): Promise<void> {
+  /**
+   * Waits for every pending item, handing each over as soon as its turn comes: at the end of a run, and
+   * around a replayed write, which must not overlap any other call.
+   */
+  async drain(): Promise<void> {
     while (this.pendingItems.size > 0) {
       await this.nextCompletion();
       await this.flush();

@@ -18,6 +18,8 @@ const OUTCOME_COUNT: Readonly<Record<Outcome, 'identical' | 'different' | 'skipp
   different: 'different',
   skipped: 'skipped',
   error: 'errors',
+  // Not sent either; the summary counts them apart.
+  'not-comparable': 'skipped',
 };
 
 /** Counts one more entry handed over. */

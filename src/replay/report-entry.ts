@@ -6,10 +6,15 @@ import type { Difference } from './diff.js';
 import { redactDifferenceValue, redactUrl, type SecretScrubber } from '../shared/redact.js';
 import type { SkipReason } from './safety.js';
 
-export const OUTCOMES = ['identical', 'different', 'skipped', 'error'] as const;
+/**
+ * `not-comparable`: never sent, the recording cannot be replayed faithfully (a secret kept only as the
+ * redaction marker). A `different` entry whose every difference has `cause` is counted apart in the
+ * summary (summary.ts), not as a gateway difference.
+ */
+export const OUTCOMES = ['identical', 'different', 'skipped', 'error', 'not-comparable'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export interface ReportEntry {
+interface EntryFields {
   /** 0-based position in the recording. */
   index: number;
   /** HTTP method of the recorded call. */
@@ -17,15 +22,26 @@ export interface ReportEntry {
   url: string;
   /** `clients`, `session`, `payment`... (see legacy-method.ts). */
   legacyMethod: string;
-  outcome: Outcome;
   diffs: Difference[];
   /** Recorded and replayed HTTP status, when the call was replayed. */
   status?: { expected: number; actual: number };
-  /** Why the call was skipped. */
-  reason?: SkipReason;
   /** Why the call could not be replayed (connection refused, timeout). */
   error?: string;
 }
+
+export type ReportEntry = EntryFields &
+  (
+    | {
+        outcome: Exclude<Outcome, 'not-comparable'>;
+        /** Why the call was skipped. */
+        reason?: SkipReason;
+      }
+    | {
+        outcome: 'not-comparable';
+        /** Why it cannot be compared: `redacted in the recording: token` (field names, never values). */
+        reason: string;
+      }
+  );
 
 export function redactReportEntry(entry: ReportEntry, scrubber: SecretScrubber): ReportEntry {
   const out: ReportEntry = {
@@ -35,6 +51,7 @@ export function redactReportEntry(entry: ReportEntry, scrubber: SecretScrubber):
       const safe: Difference = { path: scrubber.scrub(d.path), kind: d.kind };
       if (d.expected !== undefined) safe.expected = redactDifferenceValue(d.path, d.expected, scrubber);
       if (d.actual !== undefined) safe.actual = redactDifferenceValue(d.path, d.actual, scrubber);
+      if (d.cause !== undefined) safe.cause = d.cause;
       return safe;
     }),
   };

@@ -1,12 +1,15 @@
-// The JSON report (`--json FILE`): {"summary":{total,identical,different,skipped,errors,...},
-// "interrupted":false,"file","target","rules":[...],"entries":[{method,url,outcome,diffs:[{path,kind,
-// expected,actual}],...}]}; an interrupted run adds "entriesInFile" after "interrupted", and a run with
-// --propose-mappings adds "proposals" and "unexplained" after "rules" (src/replay/propose/proposal.ts). `expected` is the recorded
-// value, `actual` the gateway's; a `missing` difference has no `actual`, an `extra` one no `expected`.
+// The JSON report (`--json FILE`): {"summary":{total,identical,different,skipped,errors,notComparable,
+// causedByReplay,...},"interrupted":false,"file","target","rules":[...],"entries":[{method,url,outcome,
+// diffs:[{path,kind,expected,actual,cause}],...}]}; an interrupted run adds "entriesInFile" after
+// "interrupted", and a run with --propose-mappings adds "proposals" and "unexplained" after "rules"
+// (src/replay/propose/proposal.ts). `expected` is the recorded value, `actual` the gateway's; a `missing`
+// difference has no `actual`, an `extra` one no `expected`; `cause` only on a difference the replay itself
+// caused.
 // Built as strings in pieces (opening, one line per entry, closing) so the runner can stream 100k entries
 // to disk without holding them; numbers keep their recorded spelling.
 // Pure: must never do I/O, and only ever receives entries that went through redactReportEntry.
 import type { Difference } from './diff.js';
+import type { RuleOrigin } from './diff-rules.js';
 import { stringifyExact, type JsonObject, type JsonValue } from '../shared/json-exact.js';
 import type { ReportEntry } from './report-entry.js';
 import type { ReplaySummary } from './summary.js';
@@ -18,6 +21,8 @@ export interface RuleUsage {
   rule: string;
   /** Entries in which the rule applied at least once; 0 means the rule matched nothing. */
   matchedEntries: number;
+  /** `default`: the rule set shipped with the tool; `file`: the operator's --rules file. */
+  origin: RuleOrigin;
 }
 
 export interface ReportMeta {
@@ -40,6 +45,7 @@ function differenceJson(d: Difference): JsonObject {
   const out: JsonObject = { path: d.path, kind: d.kind };
   if (d.expected !== undefined) out.expected = d.expected;
   if (d.actual !== undefined) out.actual = d.actual;
+  if (d.cause !== undefined) out.cause = d.cause;
   return out;
 }
 
@@ -65,6 +71,8 @@ export function summaryJson(summary: ReplaySummary): JsonObject {
     different: summary.different,
     skipped: summary.skipped,
     errors: summary.errors,
+    notComparable: summary.notComparable,
+    causedByReplay: summary.causedByReplay,
     skippedBy: { ...summary.skippedBy },
     kinds: { ...summary.kinds },
     methods: Object.fromEntries(Object.entries(summary.methods).map(([k, v]) => [k, { ...v }])) as JsonObject,
@@ -80,7 +88,7 @@ export function jsonReportOpening(summary: ReplaySummary, meta: ReportMeta): str
     ...(meta.interrupted && meta.entriesInFile !== undefined ? { entriesInFile: meta.entriesInFile } : {}),
     file: meta.file,
     target: meta.target,
-    rules: meta.rules.map((r) => ({ rule: r.rule, matchedEntries: r.matchedEntries })) as JsonValue[],
+    rules: meta.rules.map((r) => ({ rule: r.rule, matchedEntries: r.matchedEntries, origin: r.origin })) as JsonValue[],
     // Only with --propose-mappings.
     ...(meta.proposals !== undefined ? proposalOutcomeJson({ proposals: meta.proposals, unexplained: meta.unexplained ?? [] }) : {}),
   });

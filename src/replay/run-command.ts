@@ -14,6 +14,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseReplayOptions, ReplayUsageError, type ReplayCommandOptions } from './command-options.js';
+import { readDefaultRules } from './default-rules.js';
+import { MappedResourcesError, readMappedResources } from './mapped-resources.js';
 import { createProgress, type ProgressDisplay } from './progress.js';
 import { detectFormat, RecordingInputError, type RecordingFormat } from './read-recording.js';
 import { redactUrl, SecretScrubber } from '../shared/redact.js';
@@ -25,11 +27,12 @@ import {
   writeHtmlReport,
   type JsonReportWriter,
 } from './report-files.js';
-import { EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from './rules.js';
+import { combineRuleSets, EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from './rules.js';
 import type { ReportMeta } from './report-json.js';
 import { runReplay, type ReplayRunOptions, type ReplayRunResult, type ReplaySinks } from './runner.js';
 import { isLoopbackUrl } from './safety.js';
 import { INTERRUPTED_EXIT_CODE, verdictOf } from './verdict.js';
+import type { MappedResources } from './write-effects.js';
 import type { MappingProposal } from './propose/mapping-proposal.js';
 import type { ProposalOutcome } from './propose/proposal.js';
 import { proposalSummaryText } from './propose/proposal-report.js';
@@ -218,11 +221,15 @@ async function startInProcessGateway(options: ReplayCommandOptions, env: NodeJS.
   }
 }
 
-/** What the command needs before it starts anything: its options, rules and the recording's format. */
+/**
+ * What the command needs before it starts anything: its options, rules (the default set, then the
+ * operator's file), the recording's format, and the mappings the target serves.
+ */
 interface CommandInputs {
   options: ReplayCommandOptions;
   rules: RuleSet;
   format: RecordingFormat;
+  resources: MappedResources;
   /** With --propose-mappings: the mappings read and the destination checked. */
   proposal: MappingProposal | undefined;
 }
@@ -239,7 +246,7 @@ async function prepareProposal(outDir: string | undefined, env: NodeJS.ProcessEn
   }
 }
 
-/** Throws ReplayUsageError, RulesFileError or RecordingInputError (exit code 2). */
+/** Throws ReplayUsageError, RulesFileError, RecordingInputError or MappedResourcesError (exit code 2). */
 async function readCommandInputs(file: string, raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<CommandInputs> {
   const options = parseReplayOptions(raw);
   let rules: RuleSet = EMPTY_RULE_SET;
@@ -252,8 +259,11 @@ async function readCommandInputs(file: string, raw: Record<string, unknown>, env
     }
     rules = parseRules(text, options.rules);
   }
+  if (options.defaultRules) rules = combineRuleSets(await readDefaultRules(), rules);
   const format = options.format ?? (await detectFormat(file));
-  return { options, rules, format, proposal: await prepareProposal(options.proposeMappings, env) };
+  // The proposal's check of the mappings first: it names the option that asked for them.
+  const proposal = await prepareProposal(options.proposeMappings, env);
+  return { options, rules, format, resources: await readMappedResources(env), proposal };
 }
 
 /** One run of the command, once its inputs are read and its target is up. */
@@ -301,6 +311,8 @@ function runnerOptions(run: CommandRun): ReplayRunOptions {
     },
     rules: run.rules,
     checkOrder: options.checkOrder,
+    checkKeyOrder: options.checkKeyOrder,
+    resources: run.resources,
     concurrency: options.concurrency,
     ratePerSecond: options.rate,
     timeoutMs: options.timeout,
@@ -435,7 +447,8 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
   try {
     inputs = await readCommandInputs(file, raw, io.env);
   } catch (err) {
-    if (err instanceof ReplayUsageError || err instanceof RulesFileError || err instanceof RecordingInputError) return fail(err.message);
+    const inputError = err instanceof ReplayUsageError || err instanceof RulesFileError || err instanceof RecordingInputError || err instanceof MappedResourcesError;
+    if (inputError) return fail(err.message);
     throw err;
   }
   const { options } = inputs;

@@ -5,14 +5,17 @@
 // An aborted `signal` stops it early: no entry is read or sent after it, the calls already in flight
 // finish (each bounded by the per-call timeout) and are handed over in file order, and the result says
 // `interrupted`.
-// It must never replay a call the policy skips, never retry (a payment is made at most once), never
-// hand a sink an entry that did not go through redaction, and never call process.exit.
+// A write keeps its recorded place: it is sent once every earlier call is done, and no later call is sent
+// before it is done; a later read of what it wrote has its data differences marked as caused by the
+// replay (write-effects.ts), with a warning before any call.
+// It must never replay a call the policy skips or finds not comparable, never retry (a payment is made at
+// most once), never hand a sink an entry that did not go through redaction, and never call process.exit.
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
 import { budgetKey, formatBudgetWarning, planBudget, type BudgetPlan } from './budget.js';
 import { rulesByMethod } from './diff-rules.js';
-import { errorEntry, replayedEntry, skippedEntry, type TargetReply } from './entry-outcome.js';
+import { errorEntry, notComparableEntry, replayedEntry, skippedEntry, type Comparison, type TargetReply } from './entry-outcome.js';
 import { FileOrderHandover } from './file-order-handover.js';
 import { createPacer, type Pacer } from './pace.js';
 import { countEntry, type ProgressState } from './progress.js';
@@ -24,8 +27,9 @@ import { redactReportEntry, type ReportEntry } from './report-entry.js';
 import type { RuleUsage } from './report-json.js';
 import { buildReplayRequest, type ReplayRequest } from './request-builder.js';
 import type { RuleSet } from './rules.js';
-import { decideExchange, type SafetyPolicy } from './safety.js';
+import { decideExchange, isWriteMethod, type ReplayDecision, type SafetyPolicy } from './safety.js';
 import { SummaryBuilder, type ReplaySummary } from './summary.js';
+import { ReplayedWrites, type MappedResources } from './write-effects.js';
 
 export interface ReplayRunOptions {
   file: string;
@@ -37,6 +41,10 @@ export interface ReplayRunOptions {
   safety: SafetyPolicy;
   rules: RuleSet;
   checkOrder: boolean;
+  /** false: an object's key order is not compared (`--no-check-key-order`). Default true. */
+  checkKeyOrder?: boolean;
+  /** What the target's mappings read and write; undefined: writes keep their order, no read is marked. */
+  resources?: MappedResources | undefined;
   concurrency: number;
   ratePerSecond: number | undefined;
   timeoutMs: number;
@@ -78,6 +86,15 @@ interface ScanResult {
   total: number;
   toReplay: number;
   budgetCounts: Map<string, number>;
+  /** Reads after replayed writes of what they read: the operator's warning. */
+  writeWarning: string | undefined;
+}
+
+/** Follows a call the replay sends: a write is noted, a read is told whether it reads what one wrote. */
+function followCall(writes: ReplayedWrites, exchange: RecordedExchange): boolean {
+  if (!isWriteMethod(exchange.request.method)) return writes.readsWritten(exchange);
+  writes.add(exchange);
+  return false;
 }
 
 /**
@@ -88,6 +105,7 @@ async function scanRecording(options: ReplayRunOptions, scrubber: SecretScrubber
   let total = 0;
   let toReplay = 0;
   const budgetCounts = new Map<string, number>();
+  const writes = new ReplayedWrites(options.resources);
   for await (const exchange of readRecording(options.file, options.format)) {
     if (options.signal?.aborted === true) return undefined;
     total++;
@@ -96,9 +114,10 @@ async function scanRecording(options: ReplayRunOptions, scrubber: SecretScrubber
       toReplay++;
       const key = budgetKey(exchange.request.method, exchange.request.url);
       budgetCounts.set(key, (budgetCounts.get(key) ?? 0) + 1);
+      followCall(writes, exchange);
     }
   }
-  return { total, toReplay, budgetCounts };
+  return { total, toReplay, budgetCounts, writeWarning: writes.warning() };
 }
 
 function secretsOfExchange({ request }: RecordedExchange): string[] {
@@ -154,7 +173,8 @@ interface ReplayedItem {
 
 /** Replays recorded calls to the target and compares the replies, counting the rules each comparison used. */
 interface CallReplayer {
-  replay(exchange: RecordedExchange): Promise<ReplayedItem>;
+  /** `afterWrite`: the call reads what an earlier replayed write changed. */
+  replay(exchange: RecordedExchange, afterWrite: boolean): Promise<ReplayedItem>;
   /** Entries each rule applied in, by rule id. */
   readonly ruleHits: ReadonlyMap<number, number>;
   close(): Promise<void>;
@@ -167,9 +187,13 @@ function createCallReplayer(options: ReplayRunOptions, keepRecordedJson: boolean
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
-  const rulesFor = rulesByMethod(options.rules);
+  const comparison: Comparison = {
+    rulesFor: rulesByMethod(options.rules),
+    checkOrder: options.checkOrder,
+    checkKeyOrder: options.checkKeyOrder ?? true,
+  };
   const ruleHits = new Map<number, number>();
-  const replay = async (exchange: RecordedExchange): Promise<ReplayedItem> => {
+  const replay = async (exchange: RecordedExchange, afterWrite: boolean): Promise<ReplayedItem> => {
     const call = buildReplayRequest(exchange.request, { baseUrl: options.targetUrl, apiKey: options.apiKey });
     let reply: TargetReply;
     try {
@@ -178,7 +202,7 @@ function createCallReplayer(options: ReplayRunOptions, keepRecordedJson: boolean
       const e = err as Error & { code?: string };
       return { entry: errorEntry(exchange, `${e.code ? `${e.code}: ` : ''}${e.message}`) };
     }
-    const { entry, matchedRuleIds, recordedJson } = replayedEntry(exchange, reply, rulesFor, options.checkOrder);
+    const { entry, matchedRuleIds, recordedJson } = replayedEntry(exchange, reply, comparison, afterWrite);
     for (const id of matchedRuleIds) ruleHits.set(id, (ruleHits.get(id) ?? 0) + 1);
     return keepRecordedJson && recordedJson !== undefined ? { entry, recordedJson } : { entry };
   };
@@ -221,12 +245,48 @@ async function replayRecording(
   const replayer = createCallReplayer(options, sinks.difference !== undefined);
   try {
     const interrupted = await replayEntries(options, replayer, handover);
-    await handover.finish();
+    await handover.drain();
     return { summary: summary.result(), ruleHits: replayer.ruleHits, interrupted };
   } finally {
     await handover.settle();
     await replayer.close();
   }
+}
+
+/** The entry of a call that is not sent: skipped, or not comparable. */
+function unsentEntry(exchange: RecordedExchange, decision: Exclude<ReplayDecision, { replay: true }>): ReportEntry {
+  return 'notComparable' in decision ? notComparableEntry(exchange, decision.notComparable) : skippedEntry(exchange, decision.reason);
+}
+
+/** Where pass 2 is: the pacer of the calls, the writes sent so far, the entries waiting for their turn. */
+interface ReplayPass {
+  replayer: CallReplayer;
+  handover: FileOrderHandover<ReplayedItem>;
+  pacer: Pacer;
+  writes: ReplayedWrites;
+  stopped(): boolean;
+}
+
+/**
+ * Sends one call once the pacer lets it; false when the signal came while it waited (nothing sent). A
+ * write waits for every earlier call to be done, and is done before this returns: the recorded order.
+ */
+async function sendInOrder(pass: ReplayPass, exchange: RecordedExchange): Promise<boolean> {
+  const write = isWriteMethod(exchange.request.method);
+  if (write) await pass.handover.drain();
+  const release = await pass.pacer.acquire();
+  // The wait for a free slot (or the rate, or the calls before a write) may have outlasted the signal.
+  if (pass.stopped()) {
+    release();
+    return false;
+  }
+  const afterWrite = followCall(pass.writes, exchange);
+  const item = pass.replayer
+    .replay(exchange, afterWrite)
+    .catch((err: unknown): ReplayedItem => ({ entry: errorEntry(exchange, (err as Error).message) }));
+  pass.handover.pending(exchange.index, item, release);
+  if (write) await pass.handover.drain();
+  return true;
 }
 
 /**
@@ -236,31 +296,26 @@ async function replayRecording(
 async function replayEntries(options: ReplayRunOptions, replayer: CallReplayer, handover: FileOrderHandover<ReplayedItem>): Promise<boolean> {
   // Results wait in the handover until every earlier entry is out, so sinks see file order. The window bounds it.
   const window = Math.max(64, options.concurrency * 8);
-  const pacer = createCallPacer(options);
-  const stopped = (): boolean => options.signal?.aborted === true;
+  const pass: ReplayPass = {
+    replayer,
+    handover,
+    pacer: createCallPacer(options),
+    writes: new ReplayedWrites(options.resources),
+    stopped: () => options.signal?.aborted === true,
+  };
   for await (const exchange of readRecording(options.file, options.format)) {
     await handover.makeRoom(exchange.index, window);
-    if (stopped()) return true;
-    const verdict = decideExchange(exchange, options.safety);
-    if (!verdict.replay) {
-      handover.ready(exchange.index, { entry: skippedEntry(exchange, verdict.reason) });
-    } else {
-      const release = await pacer.acquire();
-      // The wait for a free slot (or the rate) may have outlasted the signal: this call is not sent.
-      if (stopped()) {
-        release();
-        return true;
-      }
-      const item = replayer.replay(exchange).catch((err: unknown): ReplayedItem => ({ entry: errorEntry(exchange, (err as Error).message) }));
-      handover.pending(exchange.index, item, release);
-    }
+    if (pass.stopped()) return true;
+    const decision = decideExchange(exchange, options.safety);
+    if (!decision.replay) handover.ready(exchange.index, { entry: unsentEntry(exchange, decision) });
+    else if (!(await sendInOrder(pass, exchange))) return true;
     await handover.flush();
   }
   return false;
 }
 
 function ruleUsage(rules: RuleSet, hits: ReadonlyMap<number, number>): RuleUsage[] {
-  return rules.rules.map((r) => ({ rule: r.label, matchedEntries: hits.get(r.id) ?? 0 }));
+  return rules.rules.map((r) => ({ rule: r.label, matchedEntries: hits.get(r.id) ?? 0, origin: r.origin }));
 }
 
 export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = {}): Promise<ReplayRunResult> {
@@ -273,6 +328,7 @@ export async function runReplay(options: ReplayRunOptions, sinks: ReplaySinks = 
   }
   const budget = planBudget(scanned.budgetCounts, scanned.toReplay, options.hourlyBudget, options.ratePerSecond);
   if (budget) for (const line of formatBudgetWarning(budget)) sinks.warning?.(scrubber.scrub(line));
+  if (scanned.writeWarning !== undefined) sinks.warning?.(scrubber.scrub(scanned.writeWarning));
   scanned.budgetCounts.clear();
   const pass = await replayRecording(options, sinks, scrubber, scanned.total);
   return {

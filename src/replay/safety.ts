@@ -3,10 +3,13 @@
 // and a target that cannot charge a real card (the embedded sandbox or a loopback address), unless
 // --allow-production-writes is also given. Other skip reasons: paths outside the legacy API surface (a
 // browser HAR also holds pages, scripts and third-party calls) and replies the recording does not hold.
+// A call whose recording holds a secret only as the redaction marker (redacted-secrets.ts) is never sent
+// whatever the options: it is not comparable, a property of the recording the options cannot change.
 // Which call is the payment is the gateway's own rule (shared/request-target.ts), applied to the method
 // and path as the replay sends them, so the replay guards exactly the calls the gateway would charge.
 // Pure: must never do I/O; when in doubt it skips (an unknown HTTP method counts as a write).
 import { isPaymentTarget } from '../shared/request-target.js';
+import { redactedSecretFields } from './redacted-secrets.js';
 import { recordedPathAndQuery } from './request-builder.js';
 import type { RecordedExchange } from './recording.js';
 
@@ -32,7 +35,16 @@ export interface SafetyPolicy {
   allPaths: boolean;
 }
 
-export type ReplayDecision = { replay: true } | { replay: false; reason: SkipReason };
+export type ReplayDecision =
+  | { replay: true }
+  | { replay: false; reason: SkipReason }
+  /** Never sent: the reason names the redacted fields (names only). */
+  | { replay: false; notComparable: string };
+
+/** Why a call whose secrets were redacted is not comparable: the field names, never a value. */
+export function redactedReason(fields: readonly string[]): string {
+  return `redacted in the recording: ${fields.join(', ')}`;
+}
 
 /** Any origin: only the path of a URL parsed on it is read. */
 const PARSE_ORIGIN = 'http://replay.invalid';
@@ -78,11 +90,12 @@ function isLegacySurface(p: string): boolean {
 }
 
 export function decideReplay(
-  call: { method: string; url: string; hasRecordedReply: boolean; recordedStatus: number },
+  call: { method: string; url: string; hasRecordedReply: boolean; recordedStatus: number; redactedSecrets?: readonly string[] },
   policy: SafetyPolicy,
 ): ReplayDecision {
   const p = recordedPath(call.url);
   if (p === undefined || (!policy.allPaths && !isLegacySurface(p))) return { replay: false, reason: 'not-api' };
+  if (call.redactedSecrets !== undefined && call.redactedSecrets.length > 0) return { replay: false, notComparable: redactedReason(call.redactedSecrets) };
   if (isPaymentCall(call.method, call.url)) {
     const allowed = policy.includeWrites && (policy.targetIsSandboxOrLoopback || policy.allowProductionWrites);
     if (!allowed) return { replay: false, reason: 'payment' };
@@ -103,6 +116,7 @@ export function decideExchange(exchange: RecordedExchange, policy: SafetyPolicy)
       url: exchange.request.url,
       hasRecordedReply: exchange.response.body !== undefined,
       recordedStatus: exchange.response.status,
+      redactedSecrets: redactedSecretFields(exchange.request),
     },
     policy,
   );

@@ -82,7 +82,8 @@ export function redactUrl(url: string): string {
   return base + (query === undefined ? '' : '?' + redactFormText(query)) + fragment;
 }
 
-const MULTIPART_FIELD = /(content-disposition:[^\r\n]*\bname="([^"]*)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([\s\S]*?)(?=\r?\n--)/gi;
+/** One field of a multipart body as text: its headers (group 1), its name (2) and its value (3). */
+export const MULTIPART_FIELD = /(content-disposition:[^\r\n]*\bname="([^"]*)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([\s\S]*?)(?=\r?\n--)/gi;
 
 /** Redacts a request or reply body given as text, by its content type (or its look when none). */
 export function redactBodyText(text: string, contentType: string | undefined): string {

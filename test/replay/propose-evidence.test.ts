@@ -14,7 +14,8 @@ import { NumberLiteral, type JsonValue } from '../../src/shared/json-exact.js';
 const mappings = await loadMappingFiles(SHIPPED_MAPPINGS_DIR);
 
 function entry(url: string, diffs: ReportEntry['diffs'], o: Partial<ReportEntry> = {}): ReportEntry {
-  return { index: 5, method: 'GET', url, legacyMethod: 'x', outcome: 'different', diffs, status: { expected: 200, actual: 200 }, ...o };
+  // One entry of either shape (a not-comparable one needs its reason): the caller picks.
+  return { index: 5, method: 'GET', url, legacyMethod: 'x', outcome: 'different', diffs, status: { expected: 200, actual: 200 }, ...o } as ReportEntry;
 }
 
 describe('entry evidence', () => {

@@ -176,7 +176,7 @@ describe('replay --propose-mappings', () => {
 
   it('proposes a rename, format or default for each field v1 holds under another name or spelling, with its evidence', () => {
     expect(first.code).toBe(1);
-    expect(firstReport.text).toMatch(/"rules":\[\],"proposals":\[.*\],"unexplained":\[.*\],"entries":\[/s);
+    expect(firstReport.text).toMatch(/"rules":\[.*\],"proposals":\[.*\],"unexplained":\[.*\],"entries":\[/s);
     expect(firstReport.report.proposals).toEqual([
       {
         record: 'practitioner',

@@ -9,6 +9,7 @@ import { buildJsonReport } from '../../src/replay/report-json.js';
 import { progressLine } from '../../src/replay/progress.js';
 import { SecretScrubber } from '../../src/shared/redact.js';
 import { renderSummaryTable, SummaryBuilder } from '../../src/replay/summary.js';
+import { verdictOf } from '../../src/replay/verdict.js';
 
 const entries: ReportEntry[] = [
   { index: 0, method: 'GET', url: 'https://old/api/staff/1', legacyMethod: 'staff', outcome: 'identical', diffs: [], status: { expected: 200, actual: 200 } },
@@ -38,7 +39,7 @@ function summaryOf(list: ReportEntry[]) {
 
 describe('reports', () => {
   it('JSON: the documented shape, valid JSON, numbers as spelled, absent sides left out', () => {
-    const text = buildJsonReport(summaryOf(entries), { file: 'x.har', target: 'gw', rules: [{ rule: 'ignore[0] $.a', matchedEntries: 0 }], interrupted: false }, entries);
+    const text = buildJsonReport(summaryOf(entries), { file: 'x.har', target: 'gw', rules: [{ rule: 'ignore[0] $.a', matchedEntries: 0, origin: 'file' }], interrupted: false }, entries);
     const report = JSON.parse(text) as { summary: Record<string, unknown>; interrupted: boolean; rules: unknown[]; entries: Array<Record<string, unknown>> };
     expect(Object.keys(report)).toEqual(['summary', 'interrupted', 'file', 'target', 'rules', 'entries']);
     expect(report.interrupted).toBe(false);
@@ -49,7 +50,78 @@ describe('reports', () => {
     expect(Object.keys(report.entries[1] ?? {}).slice(0, 4)).toEqual(['method', 'url', 'outcome', 'diffs']);
     expect(text).toContain('"expected":12.0,"actual":12');
     expect(text).toContain('{"path":"$.response[0].gone","kind":"missing","expected":null}');
-    expect(report.rules).toEqual([{ rule: 'ignore[0] $.a', matchedEntries: 0 }]);
+    expect(report.rules).toEqual([{ rule: 'ignore[0] $.a', matchedEntries: 0, origin: 'file' }]);
+  });
+
+  describe('entries that are not gateway differences', () => {
+    const apart: ReportEntry[] = [
+      ...entries,
+      { index: 4, method: 'POST', url: 'https://old/api/payment', legacyMethod: 'payment', outcome: 'not-comparable', diffs: [], reason: 'redacted in the recording: token' },
+      {
+        index: 5,
+        method: 'GET',
+        url: 'https://old/api/clients/0/50',
+        legacyMethod: 'clients',
+        outcome: 'different',
+        diffs: [{ path: '$.total', kind: 'value', expected: '50', actual: '51', cause: 'replay' }],
+        status: { expected: 200, actual: 200 },
+      },
+      {
+        index: 6,
+        method: 'GET',
+        url: 'https://old/api/clients/0/50',
+        legacyMethod: 'clients',
+        outcome: 'different',
+        diffs: [
+          { path: '$.total', kind: 'value', expected: '50', actual: '51', cause: 'replay' },
+          { path: '$.response[0]', kind: 'key-order', expected: ['id', 'email'], actual: ['email', 'id'] },
+        ],
+        status: { expected: 200, actual: 200 },
+      },
+    ];
+
+    it('counts them apart, in the JSON report with each difference\'s cause', () => {
+      const summary = summaryOf(apart);
+      expect(summary).toMatchObject({ total: 7, identical: 1, different: 2, skipped: 1, errors: 1, notComparable: 1, causedByReplay: 1 });
+      expect(summary.kinds).toMatchObject({ format: 2, value: 1, missing: 1, 'key-order': 1 });
+      expect(summary.methods.clients).toEqual({ total: 2, identical: 0, different: 1, skipped: 0, errors: 0, notComparable: 0, causedByReplay: 1 });
+      const text = buildJsonReport(summary, { file: 'x', target: 'gw', rules: [], interrupted: false }, apart);
+      const report = JSON.parse(text) as { summary: Record<string, unknown>; entries: Array<Record<string, unknown>> };
+      expect(report.summary).toMatchObject({ notComparable: 1, causedByReplay: 1 });
+      expect(report.entries[4]).toMatchObject({ outcome: 'not-comparable', reason: 'redacted in the recording: token', diffs: [] });
+      expect(text).toContain('{"path":"$.total","kind":"value","expected":"50","actual":"51","cause":"replay"}');
+      expect(text).toContain('{"path":"$.response[0]","kind":"key-order","expected":["id","email"],"actual":["email","id"]}');
+    });
+
+    it('adds their columns to the table only when a run has them, and leaves them out of the verdict', () => {
+      const summary = summaryOf(apart);
+      const table = renderSummaryTable(summary);
+      expect(table.split('\n').slice(0, 8)).toEqual([
+        'method    total  identical  different  skipped  errors  not-comparable  by-replay',
+        '--------  -----  ---------  ---------  -------  ------  --------------  ---------',
+        'clients       2          0          1        0       0               0          1',
+        'payment       2          0          0        1       0               1          0',
+        'services      1          0          1        0       0               0          0',
+        'staff         2          1          0        0       1               0          0',
+        '--------  -----  ---------  ---------  -------  ------  --------------  ---------',
+        'all           7          1          2        1       1               1          1',
+      ]);
+      expect(table).toContain('not comparable: 1 entries never sent: the recording holds a secret only as "[REDACTED]"');
+      expect(table).toContain('by replay: 1 entries differ only where an earlier replayed write changed what they read');
+      expect(table).toContain('differences by kind: format 2, value 1, missing 1, key-order 1');
+      const verdict = verdictOf({ summary, rules: [], interrupted: false, entriesInFile: 7 }, 3, {});
+      expect(verdict.closing).toBe('3 of 7 entries differ or failed (allowed: 3) (not counted: 1 by the replay, 1 not comparable): exit 0\n');
+      expect(verdictOf({ summary, rules: [], interrupted: false, entriesInFile: 7 }, 2, {}).exitCode).toBe(1);
+    });
+
+    it('warns about an operator\'s rule that matched nothing, never about a default one', () => {
+      const rules = [
+        { rule: 'default pattern[0] $.response (payment)', matchedEntries: 0, origin: 'default' as const },
+        { rule: 'ignore[0] $.gone', matchedEntries: 0, origin: 'file' as const },
+      ];
+      const verdict = verdictOf({ summary: summaryOf(entries), rules, interrupted: false, entriesInFile: 4 }, 0, {});
+      expect(verdict.warnings).toBe('warning: rule ignore[0] $.gone matched nothing: remove or fix it\n');
+    });
   });
 
   it('JSON: an interrupted run says so, with the number of entries in the file, before the rest', () => {

@@ -120,9 +120,9 @@ describe('runReplay', () => {
     const rules = parseRules('ignore:\n  - path: $.ts\n  - path: $.gone\nunordered:\n  - path: $.list\n    methods: [x]\n', 'rules.yaml');
     const result = await runReplay(options(file, target.url, { rules }));
     expect(result.rules).toEqual([
-      { rule: 'ignore[0] $.ts', matchedEntries: 2 },
-      { rule: 'ignore[1] $.gone', matchedEntries: 0 },
-      { rule: 'unordered[0] $.list (x)', matchedEntries: 1 },
+      { rule: 'ignore[0] $.ts', matchedEntries: 2, origin: 'file' },
+      { rule: 'ignore[1] $.gone', matchedEntries: 0, origin: 'file' },
+      { rule: 'unordered[0] $.list (x)', matchedEntries: 1, origin: 'file' },
     ]);
     expect(result.summary).toMatchObject({ identical: 1, different: 1, kinds: { order: 1 } });
   });

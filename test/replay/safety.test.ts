@@ -9,7 +9,7 @@ const policy = (p: Partial<SafetyPolicy> = {}): SafetyPolicy => ({
   allPaths: false,
   ...p,
 });
-const call = (method: string, url: string, extra: Partial<{ hasRecordedReply: boolean; recordedStatus: number }> = {}) => ({
+const call = (method: string, url: string, extra: Partial<{ hasRecordedReply: boolean; recordedStatus: number; redactedSecrets: string[] }> = {}) => ({
   method,
   url,
   hasRecordedReply: true,
@@ -65,6 +65,17 @@ describe('decideReplay', () => {
     expect(decideReplay(call('GET', '/api/clients', { hasRecordedReply: false }), policy())).toEqual({ replay: false, reason: 'no-recorded-reply' });
     expect(decideReplay(call('GET', '/api/clients', { recordedStatus: 304 }), policy())).toEqual({ replay: false, reason: 'no-recorded-reply' });
     expect(decideReplay(call('GET', '/api/clients', { recordedStatus: 0 }), policy())).toEqual({ replay: false, reason: 'no-recorded-reply' });
+  });
+
+  it('never sends a call whose recording holds a secret only as the marker, whatever the options', () => {
+    const redacted = call('POST', '/api/payment', { redactedSecrets: ['token', 'password'] });
+    const expected = { replay: false, notComparable: 'redacted in the recording: token, password' };
+    expect(decideReplay(redacted, policy({ includeWrites: true, targetIsSandboxOrLoopback: true }))).toEqual(expected);
+    expect(decideReplay(redacted, policy({ includeWrites: true, allowProductionWrites: true }))).toEqual(expected);
+    // It cannot be compared with any option: said before the options' skips, after "not the API".
+    expect(decideReplay(redacted, policy())).toEqual(expected);
+    expect(decideReplay({ ...redacted, url: '/assets/pay' }, policy())).toEqual({ replay: false, reason: 'not-api' });
+    expect(decideReplay(call('POST', '/api/payment', { redactedSecrets: [] }), policy({ includeWrites: true, targetIsSandboxOrLoopback: true }))).toEqual({ replay: true });
   });
 
   it('knows loopback targets', () => {

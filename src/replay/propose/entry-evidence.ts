@@ -105,6 +105,8 @@ function fieldsOfEntry(index: number, diffs: readonly Difference[], inView: Read
   const outsideView = new Set<string>();
   const seen: SeenDifference[] = [];
   for (const d of diffs) {
+    // A difference an earlier replayed write made says nothing about where the gateway reads a field.
+    if (d.cause !== undefined) continue;
     const at = recordFieldOf(d.path);
     if (at === undefined) continue;
     const { field, position } = at;
