@@ -1,5 +1,6 @@
 // Builds the report entry of one recorded call from what happened to it: skipped (and why), not
-// comparable (and why), not replayable (and the error), or replayed and compared with the recorded reply.
+// comparable (and why) or not replayable (and the error), with the request; or replayed and compared with
+// the recorded reply (a differing one with the request and both whole replies).
 // Pure: must never do I/O. The entries built here still hold recorded values: the runner redacts each one
 // before any sink sees it.
 import type { DiffRules } from './diff-rules.js';
@@ -8,7 +9,9 @@ import { markCausedByReplay } from './write-effects.js';
 import { legacyMethodOf } from './legacy-method.js';
 import type { RecordedExchange } from './recording.js';
 import { diffReplies, parseBody } from './reply-diff.js';
+import { reportBody } from './report-body.js';
 import type { ReportEntry } from './report-entry.js';
+import { requestView } from './request-view.js';
 import type { SkipReason } from './safety.js';
 
 /** What the target answered to a replayed call: its status and its body, decoded to text. */
@@ -39,11 +42,11 @@ export function skippedEntry(exchange: RecordedExchange, reason: SkipReason): Re
 
 /** Never sent: `reason` names what the recording lacks (redacted-secrets.ts). */
 export function notComparableEntry(exchange: RecordedExchange, reason: string): ReportEntry {
-  return { ...entryHead(exchange), outcome: 'not-comparable', diffs: [], reason };
+  return { ...entryHead(exchange), outcome: 'not-comparable', diffs: [], reason, request: requestView(exchange.request) };
 }
 
 export function errorEntry(exchange: RecordedExchange, error: string): ReportEntry {
-  return { ...entryHead(exchange), outcome: 'error', diffs: [], error };
+  return { ...entryHead(exchange), outcome: 'error', diffs: [], error, request: requestView(exchange.request) };
 }
 
 /**
@@ -75,14 +78,22 @@ export function replayedEntry(exchange: RecordedExchange, reply: TargetReply, co
     return { entry: { ...head, outcome: 'identical', diffs: [], status }, matchedRuleIds: [] };
   }
   const recordedBody = recorded.kind === 'text' ? parseBody(recorded.text) : recorded;
+  const replyBody = parseBody(reply.text);
   const result = diffReplies(
     { status: status.expected, body: recordedBody },
-    { status: status.actual, body: parseBody(reply.text) },
+    { status: status.actual, body: replyBody },
     { rules, checkOrder: comparison.checkOrder, checkKeyOrder: comparison.checkKeyOrder },
   );
-  const outcome = result.differences.length === 0 ? 'identical' : 'different';
+  if (result.differences.length === 0) {
+    return { entry: { ...head, outcome: 'identical', diffs: [], status }, matchedRuleIds: result.matchedRuleIds };
+  }
   const diffs = afterWrite ? markCausedByReplay(result.differences) : result.differences;
-  const compared: ComparedEntry = { entry: { ...head, outcome, diffs, status }, matchedRuleIds: result.matchedRuleIds };
-  if (outcome === 'different' && recordedBody.kind === 'json') compared.recordedJson = recordedBody.value;
+  const bodies = {
+    recorded: reportBody(recordedBody, recorded.kind === 'text' ? recorded.text : undefined),
+    gateway: reportBody(replyBody, reply.text),
+  };
+  const entry: ReportEntry = { ...head, outcome: 'different', diffs, status, request: requestView(exchange.request), bodies };
+  const compared: ComparedEntry = { entry, matchedRuleIds: result.matchedRuleIds };
+  if (recordedBody.kind === 'json') compared.recordedJson = recordedBody.value;
   return compared;
 }

@@ -4,6 +4,8 @@
 // redactReportEntry; nothing else builds report entries from recorded data.
 import type { Difference } from './diff.js';
 import { redactDifferenceValue, redactUrl, type SecretScrubber } from '../shared/redact.js';
+import { redactReportBody, type ReportBodies } from './report-body.js';
+import { redactRequestView, type RequestView } from './request-view.js';
 import type { SkipReason } from './safety.js';
 
 /**
@@ -27,6 +29,10 @@ interface EntryFields {
   status?: { expected: number; actual: number };
   /** Why the call could not be replayed (connection refused, timeout). */
   error?: string;
+  /** The recorded request's body and key header: on `different` and `error` entries. */
+  request?: RequestView;
+  /** Both whole replies: on `different` entries. */
+  bodies?: ReportBodies;
 }
 
 export type ReportEntry = EntryFields &
@@ -56,5 +62,9 @@ export function redactReportEntry(entry: ReportEntry, scrubber: SecretScrubber):
     }),
   };
   if (entry.error !== undefined) out.error = scrubber.scrub(redactUrl(entry.error));
+  if (entry.request !== undefined) out.request = redactRequestView(entry.request, scrubber);
+  if (entry.bodies !== undefined) {
+    out.bodies = { recorded: redactReportBody(entry.bodies.recorded, scrubber), gateway: redactReportBody(entry.bodies.gateway, scrubber) };
+  }
   return out;
 }

@@ -4,14 +4,19 @@
 // "interrupted", and a run with --propose-mappings adds "proposals" and "unexplained" after "rules"
 // (src/replay/propose/proposal.ts). `expected` is the recorded value, `actual` the gateway's; a `missing`
 // difference has no `actual`, an `extra` one no `expected`; `cause` only on a difference the replay itself
-// caused.
+// caused. A `different` entry also has "request" (the recorded body as sent, its content type) and
+// "bodies" (both whole replies, each {"kind":"json","value"} or {"kind":"text","text"}, or
+// {"kind":"omitted","chars"} when too large); an `error` entry has "request". `index` is the entry's
+// number in both reports.
 // Built as strings in pieces (opening, one line per entry, closing) so the runner can stream 100k entries
 // to disk without holding them; numbers keep their recorded spelling.
 // Pure: must never do I/O, and only ever receives entries that went through redactReportEntry.
 import type { Difference } from './diff.js';
 import type { RuleOrigin } from './diff-rules.js';
 import { stringifyExact, type JsonObject, type JsonValue } from '../shared/json-exact.js';
+import { reportBodiesJson } from './report-body.js';
 import type { ReportEntry } from './report-entry.js';
+import { requestViewJson } from './request-view.js';
 import type { ReplaySummary } from './summary.js';
 import type { Proposal, Unexplained } from './propose/proposal.js';
 import { proposalOutcomeJson } from './propose/proposal-report.js';
@@ -61,6 +66,8 @@ export function entryJson(entry: ReportEntry): JsonObject {
   if (entry.status) out.status = { expected: entry.status.expected, actual: entry.status.actual };
   if (entry.reason !== undefined) out.reason = entry.reason;
   if (entry.error !== undefined) out.error = entry.error;
+  if (entry.request !== undefined) out.request = requestViewJson(entry.request);
+  if (entry.bodies !== undefined) out.bodies = reportBodiesJson(entry.bodies);
   return out;
 }
 
