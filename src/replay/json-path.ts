@@ -126,3 +126,31 @@ function matchFrom(
     (token.kind === 'key' && seg === token.key);
   return ok && matchFrom(tokens, t + 1, segments, s + 1);
 }
+
+/**
+ * A report path with every array index generalised: `$.response[3].first_name` -> `$.response[*].first_name`.
+ * The result is a pattern the rules file accepts. Quoted names are kept as they are (`$["a[1]"]`).
+ */
+export function generalisePath(path: string): string {
+  let out = '';
+  let i = 0;
+  while (i < path.length) {
+    if (path.startsWith('["', i)) {
+      // Copy the quoted name whole, escapes included, so brackets inside it stay.
+      let j = i + 2;
+      while (j < path.length && path[j] !== '"') j += path[j] === '\\' ? 2 : 1;
+      out += path.slice(i, j + 2);
+      i = j + 2;
+      continue;
+    }
+    const index = /^\[\d+\]/.exec(path.slice(i, i + 24));
+    if (index) {
+      out += '[*]';
+      i += index[0].length;
+      continue;
+    }
+    out += path[i];
+    i++;
+  }
+  return out;
+}
