@@ -1,7 +1,7 @@
 // Writes the report files. The JSON report streams: entries go to a spool file as they come, and at the
 // end the summary (known only then) is written first, followed by the spooled entries, so the report
-// reads summary-first without the run holding 100k entries in memory. The HTML page keeps a capped
-// selection of entries (differences and errors before identical ones) and is written at the end.
+// reads summary-first without the run holding 100k entries in memory. The HTML page is written at the end
+// from a capped selection of entries (report-html/entry-selection.ts).
 // Every file is written under a `.partial` name and renamed when whole; a failure removes the partial files.
 // I/O only; the text comes from the pure report builders. It must never write an entry that did not go
 // through redaction (the runner hands over only redacted ones), nor leave a partial file after a failure.
@@ -11,7 +11,8 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import type { ReportEntry } from './report-entry.js';
-import { renderHtmlReport } from './report-html.js';
+import type { HtmlEntrySelection } from './report-html/entry-selection.js';
+import { renderHtmlReport } from './report-html/page.js';
 import { JSON_REPORT_CLOSING, jsonReportEntry, jsonReportOpening, type ReportMeta } from './report-json.js';
 import type { ReplaySummary } from './summary.js';
 
@@ -104,49 +105,22 @@ export async function createJsonReportWriter(filePath: string): Promise<JsonRepo
   };
 }
 
-/** Entries kept for the HTML page: every non-identical one up to a cap, then identical ones. */
-export class HtmlEntrySelection {
-  private readonly kept: ReportEntry[] = [];
-  private notable = 0;
-  private identical = 0;
-  private omitted = 0;
-
-  constructor(
-    private readonly maxNotable = 2000,
-    private readonly maxIdentical = 500,
-  ) {}
-
-  add(entry: ReportEntry): void {
-    if (entry.outcome === 'identical') {
-      if (this.identical < this.maxIdentical) {
-        this.identical++;
-        this.kept.push(entry);
-      } else this.omitted++;
-      return;
-    }
-    if (this.notable < this.maxNotable) {
-      this.notable++;
-      this.kept.push(entry);
-    } else this.omitted++;
-  }
-
-  get entries(): readonly ReportEntry[] {
-    return this.kept;
-  }
-
-  get omittedEntries(): number {
-    return this.omitted;
-  }
-}
-
 export async function writeHtmlReport(
   filePath: string,
   summary: ReplaySummary,
   meta: ReportMeta,
   selection: HtmlEntrySelection,
+  verdict: { maxDifferences?: number } = {},
 ): Promise<void> {
   await mkdir(path.dirname(path.resolve(filePath)), { recursive: true });
-  const html = renderHtmlReport({ summary, meta, entries: selection.entries, omittedEntries: selection.omittedEntries });
+  const html = renderHtmlReport({
+    summary,
+    meta,
+    entries: selection.entries,
+    omittedEntries: selection.omittedEntries,
+    groups: selection.groups.list(),
+    ...verdict,
+  });
   const tmpPath = partialPathOf(filePath);
   const out = createWriteStream(tmpPath);
   try {

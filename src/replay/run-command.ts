@@ -19,9 +19,9 @@ import { MappedResourcesError, readMappedResources } from './mapped-resources.js
 import { createProgress, type ProgressDisplay } from './progress.js';
 import { detectFormat, RecordingInputError, type RecordingFormat } from './read-recording.js';
 import { redactUrl, SecretScrubber } from '../shared/redact.js';
+import { HtmlEntrySelection } from './report-html/entry-selection.js';
 import {
   createJsonReportWriter,
-  HtmlEntrySelection,
   partialReportPaths,
   removeFilesNow,
   writeHtmlReport,
@@ -390,7 +390,9 @@ async function writeReports(run: CommandRun, reports: ReportSinks, done: ReplayD
   }
   try {
     if (reports.json !== undefined) await reports.json.finish(summary, meta);
-    if (reports.html !== undefined && run.options.html !== undefined) await writeHtmlReport(run.options.html, summary, meta, reports.html);
+    if (reports.html !== undefined && run.options.html !== undefined) {
+      await writeHtmlReport(run.options.html, summary, meta, reports.html, { maxDifferences: run.options.maxDifferences });
+    }
   } catch (err) {
     await reports.json?.abort();
     if (run.interrupts.quit) return INTERRUPTED_EXIT_CODE;

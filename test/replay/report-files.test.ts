@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ReportEntry } from '../../src/replay/report-entry.js';
+import { HtmlEntrySelection } from '../../src/replay/report-html/entry-selection.js';
 import {
   createJsonReportWriter,
-  HtmlEntrySelection,
   partialReportPaths,
   removeFilesNow,
   writeHtmlReport,

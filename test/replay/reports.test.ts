@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { NumberLiteral } from '../../src/shared/json-exact.js';
 import type { ReportEntry } from '../../src/replay/report-entry.js';
 import { redactReportEntry } from '../../src/replay/report-entry.js';
-import { escapeHtml, renderHtmlReport } from '../../src/replay/report-html.js';
+import { escapeHtml } from '../../src/replay/report-html/html-text.js';
+import { renderHtmlReport } from '../../src/replay/report-html/page.js';
 import { buildJsonReport } from '../../src/replay/report-json.js';
 import { progressLine } from '../../src/replay/progress.js';
 import { SecretScrubber } from '../../src/shared/redact.js';
@@ -171,18 +172,32 @@ describe('reports', () => {
     expect((html.match(/<li class="entry"/g) ?? []).length).toBe(4);
   });
 
-  it('HTML: an interrupted run shows a banner with how many entries of the file were replayed, and nothing else changes', () => {
+  it('HTML: an interrupted run says how many entries of the file were replayed in place of the verdict, and nothing else changes', () => {
     const input = { summary: summaryOf(entries), entries, omittedEntries: 0 };
     const complete = renderHtmlReport({ ...input, meta: { file: 'x.har', target: 'gw', rules: [], interrupted: false } });
     const interrupted = renderHtmlReport({ ...input, meta: { file: 'x.har', target: 'gw', rules: [], interrupted: true, entriesInFile: 40 } });
-    const banner = /<p class="interrupted"[^>]*><strong[^>]*>Interrupted: 4 of 40 entries replayed\.<\/strong>[^<]*<\/p>/;
-    expect(interrupted).toMatch(banner);
-    expect(interrupted).toMatch(/not\.<\/p><p class="interrupted"[^>]*>.*<\/p><\/header>/);
-    expect(interrupted.replace(banner, '')).toBe(complete);
+    const verdict = /<div class="verdict [^"]*">.*?<\/div>/;
+    expect(complete.match(verdict)?.[0]).toContain('<p class="headline">2 of 3 replayed calls differ or failed.</p>');
+    expect(interrupted.match(verdict)?.[0]).toMatch(/^<div class="verdict verdict-partial interrupted"><p class="headline">Interrupted: 4 of 40 entries replayed\.<\/p><p>[^<]*only those entries\.<\/p><\/div>$/);
+    expect(interrupted).not.toContain('replayed calls differ');
+    expect(interrupted.replace(verdict, '')).toBe(complete.replace(verdict, ''));
     // Stopped during the first pass: no count of the file to give.
     const early = renderHtmlReport({ summary: new SummaryBuilder().result(), entries: [], omittedEntries: 0, meta: { file: 'x.har', target: 'gw', rules: [], interrupted: true } });
     expect(early).toContain('Interrupted: 0 entries replayed.');
     expect(early).toContain('before any call was made');
+  });
+
+  it('HTML: the verdict says whether the run passes --max-differences, or that nothing differed, or that nothing was replayed', () => {
+    const meta = { file: 'x.har', target: 'gw', rules: [], interrupted: false };
+    const headline = (html: string): string | undefined => /<p class="headline">([^<]*)<\/p>/.exec(html)?.[1];
+    const all = renderHtmlReport({ summary: summaryOf(entries), meta, entries, omittedEntries: 0, maxDifferences: 2 });
+    expect(headline(all)).toBe('2 of 3 replayed calls differ or failed.');
+    expect(all).toContain('so the run passes (exit 0)');
+    expect(renderHtmlReport({ summary: summaryOf(entries), meta, entries, omittedEntries: 0, maxDifferences: 1 })).toContain('so the run fails (exit 1)');
+    const same = [entries[0] as ReportEntry, entries[2] as ReportEntry];
+    expect(headline(renderHtmlReport({ summary: summaryOf(same), meta, entries: same, omittedEntries: 0 }))).toBe('The one replayed call answered as recorded.');
+    const none = [entries[2] as ReportEntry];
+    expect(headline(renderHtmlReport({ summary: summaryOf(none), meta, entries: none, omittedEntries: 0 }))).toBe('No call was replayed.');
   });
 
   it('redactReportEntry removes secrets from URLs, values and error messages', () => {
