@@ -10,9 +10,6 @@ import { stringifyExact, type JsonValue } from '../shared/json-exact.js';
 import { generalisePath } from './json-path.js';
 import type { ReportEntry } from './report-entry.js';
 
-/** A difference as the reports read it; `cause` is set on those that earlier replayed writes explain. */
-export type ShownDifference = Difference & { cause?: string };
-
 export interface DifferenceGroup {
   /** The legacy method (`clients`). */
   method: string;
@@ -50,7 +47,7 @@ export function groupKey(group: Pick<DifferenceGroup, 'method' | 'path' | 'kind'
 }
 
 /** The key of the group a difference belongs to, among those `has` knows (OTHER_PATHS past the cap). */
-export function groupKeyOf(method: string, d: ShownDifference, has: (key: string) => boolean): string {
+export function groupKeyOf(method: string, d: Difference, has: (key: string) => boolean): string {
   const key = groupKey({ method, path: generalisePath(d.path), kind: d.kind, cause: d.cause });
   return has(key) ? key : groupKey({ method, path: OTHER_PATHS, kind: d.kind, cause: d.cause });
 }
@@ -62,7 +59,7 @@ export class DifferenceGroups {
     const seen = new Set<string>();
     // A new path is a group of its own while there is room, else it joins its method's and kind's OTHER_PATHS.
     const has = (key: string): boolean => this.groups.has(key) || this.groups.size < MAX_GROUPS;
-    for (const d of entry.diffs as ShownDifference[]) {
+    for (const d of entry.diffs) {
       const key = groupKeyOf(entry.legacyMethod, d, has);
       let group = this.groups.get(key);
       if (group === undefined) {

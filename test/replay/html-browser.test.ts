@@ -30,7 +30,7 @@ const CHROMIUM_ARGS = [
 ];
 const SCREENSHOTS = process.env.REPORT_SCREENSHOTS_DIR;
 
-type Counts = { total: number; identical: number; different: number; skipped: number; errors: number };
+type Counts = { total: number; identical: number; different: number; skipped: number; errors: number; causedByReplay: number };
 interface JsonReport {
   summary: Counts & { methods: Record<string, Counts> };
   entries: Array<{ index: number; method: string; url: string; outcome: string; legacyMethod: string; diffs: Array<{ path: string; kind: string }> }>;
@@ -134,7 +134,7 @@ describe('HTML report of a run, in Chromium', () => {
       const method = row.key.split(' ')[0] as string;
       const counts = report.summary.methods[method] as Counts;
       expect(row.entries, row.key).toBe(expected.get(row.key)?.length);
-      expect(row.calls, row.key).toBe(counts.identical + counts.different);
+      expect(row.calls, row.key).toBe(counts.identical + counts.different + counts.causedByReplay);
       expect(row.share, row.key).toBe(`${Math.round((row.entries / row.calls) * 100)}%`);
     }
     // The first eight groups are on the first screen; the others one click away.
@@ -267,7 +267,12 @@ describe('HTML report of what newer runs add, in Chromium', () => {
 
   it('counts entries that could not be compared, and filters them by their outcome', async () => {
     expect(await page.locator('#count-not-comparable').textContent()).toBe('1');
-    await expect(page.locator('.verdict').textContent()).resolves.toContain('1 difference caused by earlier replayed writes, listed apart.');
+    expect(await page.locator('#count-caused-by-replay').textContent()).toBe('1');
+    await expect(page.locator('.verdict .headline').textContent()).resolves.toBe('1 of 3 replayed calls differ.');
+    await expect(page.locator('.verdict').textContent()).resolves.toContain(
+      '1 entry differs only where an earlier replayed write changed what it read: listed apart, not counted.',
+    );
+    expect(await page.locator('table.methods tr[data-method="payment"] td[data-count="not-comparable"]').textContent()).toBe('1');
     const entry = page.locator('li.entry[data-outcome="not-comparable"]');
     expect(await entry.locator('.note').textContent()).toBe('not-comparable: the recording holds the payment with its card token redacted');
     await page.locator('input[name="outcome"][value="not-comparable"]').uncheck();
@@ -281,6 +286,8 @@ describe('HTML report of what newer runs add, in Chromium', () => {
     expect(gatewayGroups).toEqual(['$.response[*]', '$.response[*].first_name']);
     const caused = page.locator('#caused-h + p + table tr.group');
     expect(await caused.count()).toBe(1);
+    // Of the three clients calls compared, one of which differs only by the replay.
+    expect(await caused.getAttribute('data-calls')).toBe('3');
     expect(await caused.locator('.g-path').textContent()).toBe('$.response[*].balance');
     const row = page.locator('li#entry-1 tr[data-cause="replay"]');
     await expect(row.locator('.cause-tag').textContent()).resolves.toBe('caused by earlier replayed writes');

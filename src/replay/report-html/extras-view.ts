@@ -1,34 +1,13 @@
 // What a run with --propose-mappings adds to the page: the proposed mapping edits with their evidence
 // (records that agree, of those examined, and links to the entries they came from), and the fields that
-// differed with no consistent source, with the values seen. Typed here by the fields the page reads, so
-// the page shows whatever edit kinds the proposal makes.
+// differed with no consistent source, with the values seen. An edit is shown by its fields, so a new
+// kind of edit needs no change here.
 // Pure: builds a string; every text in it is escaped.
 import { stringifyExact, type JsonValue } from '../../shared/json-exact.js';
+import type { Proposal, Unexplained } from '../propose/proposal.js';
+import type { ReportMeta } from '../report-json.js';
 import { entryAnchor } from './entry-view.js';
 import { escapeHtml, plural } from './html-text.js';
-
-export interface ProposalView {
-  record: string;
-  legacyField: string;
-  /** `{kind: "rename", from, to, ...}`: every field but `kind` is shown as it is. */
-  edit: { kind: string };
-  evidence: { agreeing: number; of: number; entries: readonly number[] };
-  methods: readonly string[];
-}
-
-export interface UnexplainedView {
-  record: string;
-  legacyField: string;
-  methods: readonly string[];
-  values: ReadonlyArray<{ entry: number; recorded?: JsonValue; gateway?: JsonValue }>;
-  reason?: string;
-}
-
-/** What a report may carry beyond the entries (a run with --propose-mappings). */
-export interface ReportExtras {
-  proposals?: readonly ProposalView[] | undefined;
-  unexplained?: readonly UnexplainedView[] | undefined;
-}
 
 /** Entry links shown per row; the JSON report lists all. */
 const MAX_ENTRY_LINKS = 12;
@@ -39,14 +18,14 @@ function entryLinks(entries: readonly number[]): string {
   return links.join(' ');
 }
 
-function editText(edit: { kind: string }): string {
-  const fields = Object.entries(edit as Record<string, unknown>)
+function editText(edit: Proposal['edit']): string {
+  const fields = Object.entries(edit)
     .filter(([k, v]) => k !== 'kind' && v !== undefined)
     .map(([k, v]) => `${k} ${typeof v === 'string' ? v : stringifyExact(v as JsonValue)}`);
   return `<span class="tag">${escapeHtml(edit.kind)}</span> ${escapeHtml(fields.join(', '))}`;
 }
 
-function proposalsHtml(proposals: readonly ProposalView[]): string {
+function proposalsHtml(proposals: readonly Proposal[]): string {
   const rows = proposals
     .map(
       (p) =>
@@ -63,7 +42,7 @@ function proposalsHtml(proposals: readonly ProposalView[]): string {
 
 const shown = (v: JsonValue | undefined): string => (v === undefined ? '<em class="muted">absent</em>' : `<code>${escapeHtml(stringifyExact(v))}</code>`);
 
-function unexplainedHtml(unexplained: readonly UnexplainedView[]): string {
+function unexplainedHtml(unexplained: readonly Unexplained[]): string {
   const rows = unexplained
     .map((u) => {
       const values = u.values
@@ -72,7 +51,7 @@ function unexplainedHtml(unexplained: readonly UnexplainedView[]): string {
         .join('');
       return (
         `<tr><th scope="row"><code>${escapeHtml(`${u.record}.${u.legacyField}`)}</code></th><td>${escapeHtml(u.methods.join(', '))}</td>` +
-        `<td>${escapeHtml(u.reason ?? '')}</td><td><ul class="seen">${values}</ul></td></tr>`
+        `<td>${escapeHtml(u.reason)}</td><td><ul class="seen">${values}</ul></td></tr>`
       );
     })
     .join('');
@@ -82,7 +61,8 @@ function unexplainedHtml(unexplained: readonly UnexplainedView[]): string {
   );
 }
 
-export function extrasHtml(extras: ReportExtras): string {
+/** Only for a run with --propose-mappings (the report then has `proposals`). */
+export function extrasHtml(extras: Pick<ReportMeta, 'proposals' | 'unexplained'>): string {
   const proposals = extras.proposals ?? [];
   const unexplained = extras.unexplained ?? [];
   if (extras.proposals === undefined && extras.unexplained === undefined) return '';

@@ -4,7 +4,7 @@
 // screen, the others one click away; groups caused by earlier replayed writes are listed apart, since they
 // are not the gateway's.
 // Pure: builds a string; every text in it is escaped.
-import { groupKey, groupKeyOf, type DifferenceGroup, type ShownDifference } from '../difference-groups.js';
+import { groupKey, groupKeyOf, type DifferenceGroup } from '../difference-groups.js';
 import type { ReportEntry } from '../report-entry.js';
 import type { OutcomeCounts } from '../summary.js';
 import { escapeHtml, percent, plural } from './html-text.js';
@@ -22,7 +22,7 @@ export class GroupIndex {
 
   /** The group id of each of the entry's differences. */
   idsOf(entry: ReportEntry): Array<number | undefined> {
-    return (entry.diffs as ShownDifference[]).map((d) => this.ids.get(groupKeyOf(entry.legacyMethod, d, (k) => this.ids.has(k))));
+    return entry.diffs.map((d) => this.ids.get(groupKeyOf(entry.legacyMethod, d, (k) => this.ids.has(k))));
   }
 
   idOf(group: DifferenceGroup): number {
@@ -30,9 +30,9 @@ export class GroupIndex {
   }
 }
 
-/** Calls of a method whose reply was compared: the share's whole. */
+/** Calls of a method whose reply was compared (those that differ only by the replay too): the share's whole. */
 export function comparedCalls(counts: OutcomeCounts | undefined): number {
-  return counts === undefined ? 0 : counts.identical + counts.different;
+  return counts === undefined ? 0 : counts.identical + counts.different + counts.causedByReplay;
 }
 
 function exampleCell(g: DifferenceGroup): string {

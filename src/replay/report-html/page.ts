@@ -12,16 +12,16 @@ import type { ReplaySummary } from '../summary.js';
 import { CLIENT_SCRIPT } from './client-script.js';
 import type { PageEntry } from './entry-selection.js';
 import { entryHtml } from './entry-view.js';
-import { extrasHtml, type ReportExtras } from './extras-view.js';
+import { extrasHtml } from './extras-view.js';
 import { filtersHtml } from './filters-view.js';
 import { GroupIndex, groupsHtml } from './groups-view.js';
 import { escapeHtml, plural } from './html-text.js';
 import { STYLE } from './style.js';
-import { breakdownSection, verdictSection, type ShownSummary } from './summary-view.js';
+import { breakdownSection, verdictSection } from './summary-view.js';
 
 export interface HtmlReportInput {
   summary: ReplaySummary;
-  meta: ReportMeta & ReportExtras;
+  meta: ReportMeta;
   /** The entries shown (the selection caps how many it keeps). */
   entries: readonly PageEntry[];
   /** Entries of the run not on the page (see the JSON report for all). */
@@ -60,8 +60,7 @@ function groupsOf(input: HtmlReportInput): readonly DifferenceGroup[] {
 }
 
 export function renderHtmlReport(input: HtmlReportInput): string {
-  const { meta, entries } = input;
-  const summary = input.summary as ShownSummary;
+  const { meta, entries, summary } = input;
   const index = new GroupIndex(groupsOf(input));
   const filters = filtersHtml({
     outcomes: choicesOf(OUTCOMES, entries.map((e) => e.outcome)),
@@ -79,7 +78,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 <style>${STYLE}</style>
 </head>
 <body>
-<header class="top"><div class="wrap"><h1>Replay report</h1><p class="meta"><code>${escapeHtml(meta.file)}</code> replayed against <code>${escapeHtml(meta.target)}</code>. Object key order is ignored; array order, types and spellings are not.</p></div></header>
+<header class="top"><div class="wrap"><h1>Replay report</h1><p class="meta"><code>${escapeHtml(meta.file)}</code> replayed against <code>${escapeHtml(meta.target)}</code>. The recorded replies are the reference: status, values, types, spellings and order are compared, except where a rule (listed under the method table) says otherwise.</p></div></header>
 <main class="wrap">
 ${verdictSection(summary, meta, input.maxDifferences)}
 ${groupsHtml(index, summary.methods)}

@@ -1,35 +1,35 @@
 // The top of the HTML report: the verdict in one sentence (or, for an interrupted run, how much of the
 // recording the page covers), the totals, the per-method table, the skip reasons, the kinds and the rules.
-// The numbers are the JSON report's summary, each in an element a test can read (`#count-different`).
-// Pure: builds a string; every text in it is escaped. Counts it does not know (a newer summary's) are
-// shown when present, under their own name.
+// The numbers are the JSON report's summary, each in an element a test can read (`#count-different`);
+// entries not comparable and those that differ only by the replay's own writes are shown when a run has
+// them, apart from the gateway's differences, as the verdict of the command line counts them.
+// Pure: builds a string; every text in it is escaped.
 import { SKIP_REASONS, SKIP_REASON_TEXT } from '../safety.js';
 import type { ReportMeta } from '../report-json.js';
 import type { OutcomeCounts, ReplaySummary } from '../summary.js';
 import { escapeHtml, plural } from './html-text.js';
 
-/** The summary, with the counts a run may add: entries not comparable, differences caused by the replay. */
-export type ShownSummary = ReplaySummary & { notComparable?: number; causedByReplay?: number };
-
-/** The totals shown, in order: [summary field, label]. */
-const TOTALS: ReadonlyArray<[keyof ShownSummary & string, string]> = [
-  ['total', 'total'],
-  ['identical', 'identical'],
-  ['different', 'different'],
-  ['errors', 'errors'],
-  ['skipped', 'skipped'],
-  ['notComparable', 'not comparable'],
+/** The counts shown, in order: [summary field, label, id, shown even when 0]. */
+const COUNTS: ReadonlyArray<[keyof OutcomeCounts, string, string, boolean]> = [
+  ['total', 'total', 'total', true],
+  ['identical', 'identical', 'identical', true],
+  ['different', 'different', 'different', true],
+  ['errors', 'errors', 'errors', true],
+  ['skipped', 'skipped', 'skipped', true],
+  ['notComparable', 'not comparable', 'not-comparable', false],
+  ['causedByReplay', 'by the replay', 'caused-by-replay', false],
 ];
 
-const METHOD_COLUMNS = ['total', 'identical', 'different', 'skipped', 'errors'] as const;
+/** The counts of this run: the usual ones, and the others when the run has such entries. */
+const countsOf = (s: ReplaySummary): typeof COUNTS => COUNTS.filter(([key, , , always]) => always || s[key] > 0);
 
 /** Entries whose reply was compared (or whose call failed): what the verdict speaks of. */
-function replayedCount(s: ShownSummary): number {
-  return s.total - s.skipped - (s.notComparable ?? 0);
+function replayedCount(s: ReplaySummary): number {
+  return s.total - s.skipped - s.notComparable;
 }
 
 /** The sentence at the top: interrupted, differences found, none found, or nothing replayed. */
-function verdictHtml(s: ShownSummary, meta: ReportMeta, maxDifferences: number | undefined): string {
+function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number | undefined): string {
   if (meta.interrupted) {
     const headline =
       meta.entriesInFile !== undefined ? `Interrupted: ${s.total} of ${meta.entriesInFile} entries replayed.` : `Interrupted: ${s.total} entries replayed.`;
@@ -51,54 +51,53 @@ function verdictHtml(s: ShownSummary, meta: ReportMeta, maxDifferences: number |
     return `<div class="verdict verdict-pass"><p class="headline">${all} answered as recorded.</p><p>Same status, values, types and spellings.${notReplayed}${allowed}</p></div>`;
   }
   const what = s.errors > 0 ? (s.different > 0 ? 'differ or failed' : 'failed') : 'differ';
-  const caused = (s.causedByReplay ?? 0) > 0 ? ` ${plural(s.causedByReplay ?? 0, 'difference')} caused by earlier replayed writes, listed apart.` : '';
+  const caused =
+    s.causedByReplay > 0
+      ? ` ${plural(s.causedByReplay, 'entry differs', 'entries differ')} only where an earlier replayed write changed what ${s.causedByReplay === 1 ? 'it' : 'they'} read: listed apart, not counted.`
+      : '';
   return (
     `<div class="verdict verdict-fail"><p class="headline">${failing} of ${plural(replayed, 'replayed call')} ${what}.</p>` +
     `<p>The gateway does not yet answer every call as the recorded service did.${caused}${notReplayed}${allowed}</p></div>`
   );
 }
 
-function totalsHtml(s: ShownSummary): string {
-  return TOTALS.filter(([key]) => key !== 'notComparable' || s.notComparable !== undefined)
-    .map(([key, label]) => {
-      const value = Number(s[key] ?? 0);
-      const id = key === 'notComparable' ? 'not-comparable' : key;
-      return `<div class="total total-${id}"><dt>${label}</dt><dd id="count-${id}" data-count="${value}">${value}</dd></div>`;
-    })
+function totalsHtml(s: ReplaySummary): string {
+  return countsOf(s)
+    .map(([key, label, id]) => `<div class="total total-${id}"><dt>${label}</dt><dd id="count-${id}" data-count="${s[key]}">${s[key]}</dd></div>`)
     .join('');
 }
 
-function methodsTable(methods: Readonly<Record<string, OutcomeCounts & { notComparable?: number }>>): string {
-  const extra = Object.values(methods).some((c) => c.notComparable !== undefined);
-  const columns: string[] = [...METHOD_COLUMNS, ...(extra ? ['notComparable'] : [])];
-  const rows = Object.entries(methods)
+function methodsTable(s: ReplaySummary): string {
+  const columns = countsOf(s);
+  const rows = Object.entries(s.methods)
     .map(
       ([name, c]) =>
         `<tr data-method="${escapeHtml(name)}"><th scope="row">${escapeHtml(name)}</th>` +
-        columns.map((k) => `<td data-count="${k}">${Number((c as unknown as Record<string, number>)[k] ?? 0)}</td>`).join('') +
+        columns.map(([key, , id]) => `<td data-count="${id}">${c[key]}</td>`).join('') +
         '</tr>',
     )
     .join('');
-  const head = columns.map((k) => `<th scope="col">${k === 'notComparable' ? 'not comparable' : k}</th>`).join('');
+  const head = columns.map(([, label]) => `<th scope="col">${label}</th>`).join('');
   return `<table class="methods"><caption>Per legacy method</caption><thead><tr><th scope="col">method</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** The rules and their use; only the operator's own rules that matched nothing are worth a warning. */
 function rulesHtml(meta: ReportMeta): string {
   if (meta.rules.length === 0) return '';
-  const unmatched = meta.rules.filter((r) => r.matchedEntries === 0);
+  const unmatched = meta.rules.filter((r) => r.matchedEntries === 0 && r.origin === 'file');
   const items = meta.rules
-    .map(
-      (r) =>
-        `<li class="${r.matchedEntries === 0 ? 'unmatched' : ''}"><code>${escapeHtml(r.rule)}</code>: ${
-          r.matchedEntries === 0 ? '<strong>matched nothing</strong>' : `applied in ${r.matchedEntries} entries`
-        }</li>`,
-    )
+    .map((r) => {
+      const warn = r.matchedEntries === 0 && r.origin === 'file';
+      const use = r.matchedEntries === 0 ? (warn ? '<strong>matched nothing</strong>' : 'matched nothing') : `applied in ${plural(r.matchedEntries, 'entry', 'entries')}`;
+      const origin = r.origin === 'default' ? ' <span class="tag">default</span>' : '';
+      return `<li class="${warn ? 'unmatched' : ''}"><code>${escapeHtml(r.rule)}</code>${origin}: ${use}</li>`;
+    })
     .join('');
   const warn = unmatched.length > 0 ? `<p class="warn">${unmatched.length} rule(s) matched nothing: remove or fix them.</p>` : '';
   return `<h3>Rules</h3><ul class="rules">${items}</ul>${warn}`;
 }
 
-function detailsHtml(s: ShownSummary, meta: ReportMeta): string {
+function detailsHtml(s: ReplaySummary, meta: ReportMeta): string {
   const skips = SKIP_REASONS.filter((r) => s.skippedBy[r] > 0)
     .map((r) => `<li data-reason="${r}"><strong>${s.skippedBy[r]}</strong> ${r}: ${escapeHtml(SKIP_REASON_TEXT[r])}</li>`)
     .join('');
@@ -114,11 +113,11 @@ function detailsHtml(s: ShownSummary, meta: ReportMeta): string {
 }
 
 /** The verdict and the totals: the first thing on the page. */
-export function verdictSection(s: ShownSummary, meta: ReportMeta, maxDifferences: number | undefined): string {
+export function verdictSection(s: ReplaySummary, meta: ReportMeta, maxDifferences: number | undefined): string {
   return `<section aria-labelledby="summary-h" class="summary"><h2 id="summary-h" class="sr-only">Summary</h2>${verdictHtml(s, meta, maxDifferences)}<dl class="totals">${totalsHtml(s)}</dl></section>`;
 }
 
 /** The per-method table, skips, kinds and rules: below the largest groups. */
-export function breakdownSection(s: ShownSummary, meta: ReportMeta): string {
-  return `<section aria-labelledby="breakdown-h" class="breakdown"><h2 id="breakdown-h">By method</h2><div class="cols">${methodsTable(s.methods)}<div>${detailsHtml(s, meta)}</div></div></section>`;
+export function breakdownSection(s: ReplaySummary, meta: ReportMeta): string {
+  return `<section aria-labelledby="breakdown-h" class="breakdown"><h2 id="breakdown-h">By method</h2><div class="cols">${methodsTable(s)}<div>${detailsHtml(s, meta)}</div></div></section>`;
 }
