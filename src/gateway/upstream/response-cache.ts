@@ -194,7 +194,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       }
       // A key+URL either tier holds was admitted before: its refresh is stored at once.
       if (!held && !sharedCopy && !admits(key)) return reply;
-      const bytes = approximateJsonBytes(reply.body);
+      const bytes = reply.textLength ?? approximateJsonBytes(reply.body);
       if (bytes > options.maxBytes) return reply;
       const storedAt = now();
       keep(key, reply, storedAt, ttlMs, bytes);

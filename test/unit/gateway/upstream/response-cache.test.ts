@@ -165,6 +165,18 @@ describe('bounds', () => {
     expect(cache.size()).toBe(2);
   });
 
+  it('sizes a reply by the length of the text v1 sent when the client gives it, without walking the body', async () => {
+    const { inner, cache } = setup({ maxBytes: 1000 });
+    // A small body whose text was long (as spaces in v1's JSON would make it): the text's length counts.
+    inner.fallback = { status: 200, body: { data: 'x' }, textLength: 400 };
+    for (const offset of ['0', '1', '2']) await cache.getJson(request({ query: { offset } }));
+    expect(cache.size()).toBe(2);
+    inner.fallback = { status: 200, body: { data: 'x' }, textLength: 1001 };
+    await cache.getJson(request({ query: { offset: 'over' } }));
+    await cache.getJson(request({ query: { offset: 'over' } }));
+    expect(inner.calls.filter((c) => c.query.offset === 'over')).toHaveLength(2);
+  });
+
   it('estimates JSON size close to the serialised size', () => {
     const body = { object: 'list', total: 2, has_more: false, data: [{ id: 1, name: 'Ann', active: true, note: null }, { id: 2, name: 'Bo' }] };
     const exact = JSON.stringify(body).length;
