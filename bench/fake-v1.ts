@@ -1,8 +1,8 @@
 // Bench baseline server: a fake v1 upstream that answers from bodies serialised once, so that it costs as
-// little as possible and the bench measures what sits in front of it: client and practitioner lists, one
-// client by id (a payment's check), and POST /api/v1/payments (201 with a new id; the body is read and
-// dropped). Any X-API-KEY is accepted. Loopback only; it stops by itself after --lifetime seconds. Prints
-// `READY <port>` when listening.
+// little as possible and the bench measures what sits in front of it: client and practitioner lists (200
+// practitioners, or --practitioners), one client by id (a payment's check), and POST /api/v1/payments (201
+// with a new id; the body is read and dropped). Any X-API-KEY is accepted. Loopback only; it stops by itself
+// after --lifetime seconds. Prints `READY <port>` when listening.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { argValue, stopAfter } from './child-args.js';
@@ -50,7 +50,8 @@ function practitioner(id: number): Record<string, unknown> {
   };
 }
 
-const PRACTITIONERS = 200;
+/** The team's size: 200, or --practitioners (the bench's roster rows read 2,000 and 10,000). */
+const PRACTITIONERS = Number(argValue('--practitioners', '200'));
 const CLIENTS = 100_000;
 
 function list(total: number, offset: number, limit: number, make: (id: number) => Record<string, unknown>): string {

@@ -90,16 +90,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** How to start one gateway process: which Node, with which flags and environment. */
+export interface GatewayLaunch {
+  cli: string;
+  env: Record<string, string>;
+  nodeArgs: string[];
+  lifetimeS: number;
+  /** The Node binary; the bench's own by default. */
+  node?: string;
+}
+
 /** The real gateway: `node [nodeArgs] dist/cli.js serve`, logs to /dev/null, ready when /healthz answers. */
-export async function startGateway(
-  name: string,
-  cli: string,
-  env: Record<string, string>,
-  nodeArgs: string[],
-  lifetimeS: number,
-): Promise<BenchProcess> {
+export async function startGateway(name: string, launch: GatewayLaunch): Promise<BenchProcess> {
+  const { cli, env, nodeArgs, lifetimeS } = launch;
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], {
+  const child = spawn(launch.node ?? process.execPath, [...nodeArgs, cli, 'serve'], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'],
     timeout: (lifetimeS + 5) * 1000,

@@ -66,3 +66,14 @@ export function payments(): PaymentLoad {
   ];
   return { requests, wrongReplies: () => wrong, amount: PAYMENTS_PER_RUN };
 }
+
+/** One payment through a server: it must be a new payment (code 12), or the payment rows measure nothing. */
+export async function checkPayment(server: { name: string; url: string }): Promise<void> {
+  const res = await fetch(`${server.url}/api/payment`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': HANDFUL_OF_KEYS[0]!, 'idempotency-key': nextIdempotencyKey() },
+    body: PAYMENT_BODY,
+  });
+  const text = await res.text();
+  if (!res.ok || !/"code":12\b/.test(text)) throw new Error(`${server.name}: a payment answered ${res.status} ${text}`);
+}
