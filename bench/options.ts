@@ -52,7 +52,7 @@ export function readOptions(): BenchOptions {
   return {
     durationS: number('--duration', 4),
     rounds: Math.max(1, number('--rounds', 2)),
-    warmupS: number('--warmup', 1),
+    warmupS: number('--warmup', 2),
     connections: Math.max(1, number('--connections', 50)),
     profile: process.argv.includes('--profile'),
     rosterSizes: sizes('--roster-sizes', [200, 2000, 10_000]),
