@@ -27,7 +27,8 @@ import { redactReportEntry, type ReportEntry } from './report-entry.js';
 import type { RuleUsage } from './report-json.js';
 import { buildReplayRequest, type ReplayRequest } from './request-builder.js';
 import type { RuleSet } from './rules.js';
-import { decideExchange, isWriteMethod, type ReplayDecision, type SafetyPolicy } from './safety.js';
+import { isWriteMethod } from '../mapping/resources-touched.js';
+import { decideExchange, type ReplayDecision, type SafetyPolicy } from './safety.js';
 import { SummaryBuilder, type ReplaySummary } from './summary.js';
 import { ReplayedWrites, type MappedResources } from './write-effects.js';
 

@@ -8,6 +8,7 @@
 // Which call is the payment is the gateway's own rule (shared/request-target.ts), applied to the method
 // and path as the replay sends them, so the replay guards exactly the calls the gateway would charge.
 // Pure: must never do I/O; when in doubt it skips (an unknown HTTP method counts as a write).
+import { isWriteMethod } from '../mapping/resources-touched.js';
 import { isPaymentTarget } from '../shared/request-target.js';
 import { redactedSecretFields } from './redacted-secrets.js';
 import { recordedPathAndQuery } from './request-builder.js';
@@ -23,8 +24,6 @@ export const SKIP_REASON_TEXT: Readonly<Record<SkipReason, string>> = {
   'not-api': 'outside the legacy API (/api/**, /ondemand/**): pass --all-paths to replay it',
   'no-recorded-reply': 'the recording holds no reply body to compare (failed, aborted or 304 call)',
 };
-
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface SafetyPolicy {
   includeWrites: boolean;
@@ -78,11 +77,6 @@ export function recordedPath(url: string): string | undefined {
 export function isPaymentCall(method: string, url: string): boolean {
   const p = recordedPath(url);
   return p !== undefined && isPaymentTarget(method.toUpperCase(), p);
-}
-
-/** GET, HEAD and OPTIONS read; every other method, known or not, is a write. */
-export function isWriteMethod(method: string): boolean {
-  return !READ_METHODS.has(method.toUpperCase());
 }
 
 function isLegacySurface(p: string): boolean {

@@ -4,20 +4,20 @@
 // until it is), and marks what such a read shows in data, not in shape, as caused by the replay: `value`,
 // `missing`, `extra` and `order` differences get `"cause": "replay"`. `type`, `format`, `key-order` and
 // `status` stay gateway differences: a change of data does not change how the gateway spells a value.
-// What a call reads and writes comes from the mappings, never from a table here: a legacy read reads its
-// mapping's v1 source; the payment writes the payment mapping's payments resource, and its clients
-// resource when it names no client_id (a new client is created); /api/v1/{resource} passthrough calls
-// read or write {resource}. Any other write is not followed.
+// What a call reads and writes comes from the mappings, never from a table here, by the rule the gateway
+// also invalidates its cache by (mapping/resources-touched.ts): a legacy read reads its mapping's v1
+// source; the payment writes the payment mapping's payments resource, and its clients resource when it
+// names no client_id (a new client is created); /api/v1/{resource} passthrough calls read or write
+// {resource}. Any other write is not followed.
 // Pure: must never do I/O.
 import type { MappingSet } from '../mapping/mapping-set.js';
-import { CLIENT_ID_FIELD } from '../payment/contract.js';
+import { paymentWrites, resourceRead, v1CallWrites, v1ResourceOf } from '../mapping/resources-touched.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
-import { parseLegacyPath } from '../shared/request-target.js';
 import type { Difference, DiffKind } from './diff.js';
 import { legacyMethodOf } from './legacy-method.js';
 import { recordedBodyFields } from './recorded-fields.js';
 import type { RecordedExchange } from './recording.js';
-import { isPaymentCall, isWriteMethod, recordedPath } from './safety.js';
+import { isPaymentCall, recordedPath } from './safety.js';
 
 /** The mappings the target serves: what each legacy read reads, what the payment writes. */
 export interface MappedResources {
@@ -30,21 +30,14 @@ const DATA_KINDS: ReadonlySet<DiffKind> = new Set<DiffKind>(['value', 'missing',
 
 /** The gateway translates these methods on a mapped legacy path (the route table's rule). */
 const READ_METHODS = new Set(['GET', 'HEAD']);
-const V1_METHOD = 'v1';
-
-function v1Resource(url: string): string | undefined {
-  const p = recordedPath(url);
-  const legacy = p === undefined ? undefined : parseLegacyPath(p);
-  return legacy?.method === V1_METHOD && legacy.segments[0] ? legacy.segments[0] : undefined;
-}
 
 /** The v1 resources a recorded read reads; [] for a write or a call the mappings say nothing about. */
 export function resourcesRead(exchange: RecordedExchange, mappings: MappedResources): string[] {
   const { method, url } = exchange.request;
   if (!READ_METHODS.has(method.toUpperCase())) return [];
   const mapping = mappings.reads.get(legacyMethodOf(url));
-  if (mapping !== undefined) return 'resource' in mapping.source ? [mapping.source.resource] : [];
-  const resource = v1Resource(url);
+  const p = recordedPath(url);
+  const resource = mapping !== undefined ? resourceRead(mapping) : p === undefined ? undefined : v1ResourceOf(p);
   return resource === undefined ? [] : [resource];
 }
 
@@ -52,15 +45,12 @@ export function resourcesRead(exchange: RecordedExchange, mappings: MappedResour
 export function resourcesWritten(exchange: RecordedExchange, mappings: MappedResources): string[] {
   const { method, url } = exchange.request;
   if (isPaymentCall(method, url)) {
-    const payment = mappings.payment;
-    if (payment === undefined) return [];
-    const clientId = recordedBodyFields(exchange.request).find(([name]) => name === CLIENT_ID_FIELD)?.[1];
-    const newClient = clientId === undefined || clientId === null || clientId === '';
-    return newClient ? [payment.resources.clients, payment.resources.payments] : [payment.resources.payments];
+    if (mappings.payment === undefined) return [];
+    const fields = recordedBodyFields(exchange.request);
+    return paymentWrites(mappings.payment, (name) => fields.find(([field]) => field === name)?.[1]);
   }
-  if (!isWriteMethod(method)) return [];
-  const resource = v1Resource(url);
-  return resource === undefined ? [] : [resource];
+  const p = recordedPath(url);
+  return p === undefined ? [] : v1CallWrites(method, p);
 }
 
 /** The differences of a read after a replayed write of what it reads, data differences marked. */
