@@ -3,8 +3,9 @@
 // the ordered steps, into the one Express router that serves every request. Everything is built here,
 // once; nothing is parsed or loaded per request. It never listens (start.ts does) and never starts or
 // knows the embedded sandbox: its upstream is a URL like any other. The stores are chosen here, once:
-// with a Redis connection (REDIS_URL) the Idempotency-Keys and the read cache's second tier are shared by
-// every replica; without one they live in this process. It uses the connection and never closes it.
+// with a Redis connection (REDIS_URL) the Idempotency-Keys, the read cache's second tier and the write
+// generations are shared by every replica; without one they live in this process. It uses the connection
+// and never closes it.
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { V1Record } from '../mapping/legacy-record.js';
@@ -27,6 +28,8 @@ import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cach
 import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/roster-cache.js';
 import { createRedisResponseStore } from './state/response-store-redis.js';
 import type { SharedRedis } from './state/shared-redis.js';
+import { createWriteGenerations, type WriteGenerations } from './state/write-generations.js';
+import { createRedisGenerationStore } from './state/write-generations-redis.js';
 import { countStep } from './steps/count.js';
 import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
 import { guardStep } from './steps/guard.js';
@@ -35,6 +38,7 @@ import { replyCacheStep } from './steps/reply-cache.js';
 import type { Step } from './steps/step.js';
 import { trackStep } from './steps/track.js';
 import { hardenTransport } from './upstream/hardened-transport.js';
+import { DEFAULT_CACHE_LIMITS } from './upstream/response-cache.js';
 import { V1Client } from './upstream/v1-client.js';
 
 export interface GatewaySettings {
@@ -80,7 +84,7 @@ export interface Gateway {
 }
 
 /** The steps every request goes through, in order (README: Architecture). */
-function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
+function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, generations: WriteGenerations): Step[] {
   const { lifecycle, recorder, settings, now } = parts;
   const steps: Step[] = [];
   if (parts.demo) steps.push(demoNoticeStep);
@@ -89,7 +93,7 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
   if (recorder) steps.push(recorder);
   if (settings.cacheTtlMs > 0) {
     const cache = createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(now ? { now } : {}) });
-    steps.push(replyCacheStep(cache, () => metrics.cacheEvent('hit')));
+    steps.push(replyCacheStep(cache, () => metrics.cacheEvent('hit'), generations));
   }
   return steps;
 }
@@ -125,6 +129,23 @@ function idempotencyStore(parts: GatewayParts, shared: SharedState | undefined, 
   });
 }
 
+/** The write generations (read-after-write per API key): shared through Redis when the cache is, kept as
+ * long as any copy made before a write may be served (the longest TTL plus the stale-if-error window). */
+function writeGenerations(parts: GatewayParts, shared: SharedState | undefined): WriteGenerations {
+  const ttls = [...parts.mappings.values()].map((mapping) => ('cacheTtlMs' in mapping ? (mapping.cacheTtlMs ?? 0) : 0));
+  const keepMs = Math.max(parts.settings.cacheTtlMs, ...ttls) + DEFAULT_CACHE_LIMITS.staleWindowMs;
+  const store = shared && parts.settings.cacheTtlMs > 0 ? createRedisGenerationStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
+  return createWriteGenerations({
+    keepMs,
+    ...(store ? { shared: store } : {}),
+    ...(parts.now ? { now: parts.now } : {}),
+    onSharedFault: (failing) =>
+      failing
+        ? parts.logger.warn('a write could not be told to Redis: other replicas may serve their cached copies of what it changed until they expire; this one does not')
+        : parts.logger.info('writes are told to Redis again'),
+  });
+}
+
 /** Redis's state, told to the metrics now and at each change. */
 function watchRedis(redis: SharedRedis, metrics: GatewayMetrics): void {
   metrics.redisState(redis.isUp());
@@ -138,16 +159,17 @@ export function createGateway(parts: GatewayParts): Gateway {
   if (shared) watchRedis(shared.redis, metrics);
   // A 1000-record v1 page is 1-2 MB: 16 MB is ample, and bounds what one reply can cost in memory.
   const client = new V1Client({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, maxBodyBytes: 16 * 1024 * 1024 });
+  const generations = writeGenerations(parts, shared);
   // GETs (translated calls and the payment flow's checks) go through the hardening layers; POSTs do not.
   const transport = hardenTransport(client, {
     cacheTtlMs: settings.cacheTtlMs,
     metrics,
     ...(settings.cacheMinUses !== undefined ? { cacheMinUses: settings.cacheMinUses } : {}),
-    ...(shared ? { shared: createRedisResponseStore({ redis: shared.redis, prefix: shared.prefix }) } : {}),
+    ...(shared ? { shared: createRedisResponseStore({ redis: shared.redis, prefix: shared.prefix }), generations } : {}),
     ...(parts.now ? { now: parts.now } : {}),
   });
   const idempotency = idempotencyStore(parts, shared, metrics);
-  const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs });
+  const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, generations });
   const health = readinessProbe({
     upstreamUrl: settings.upstreamUrl,
     timeoutMs: settings.upstreamTimeoutMs,
@@ -158,7 +180,7 @@ export function createGateway(parts: GatewayParts): Gateway {
   });
   // Team listings: rosters read a few at a time, kept per API key while their v1 pages stay fresh.
   const rosters = createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) });
-  const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters };
+  const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters, generations };
   const table = buildRouteTable(parts.mappings, {
     healthz: health.healthz,
     readyz: health.readyz,
@@ -167,6 +189,7 @@ export function createGateway(parts: GatewayParts): Gateway {
       mapping: parts.payment,
       transport,
       writer: client,
+      generations,
       idempotency,
       logger: parts.logger,
       ...(lifecycle ? { mustFinish: (req) => lifecycle.mustFinish(req), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
@@ -174,7 +197,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     }),
     passthrough,
   });
-  const router = createGatewayRouter({ table, steps: orderedSteps(parts, metrics), fallbackApiKey: settings.upstreamApiKey });
+  const router = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, generations), fallbackApiKey: settings.upstreamApiKey });
   return {
     router,
     table,

@@ -2,15 +2,19 @@
 // (segments, query, API key), and writes the legacy reply the engine gives as text. Built once per mapping,
 // when the route table is, with the mapping compiled; the v1 calls go through the shared transport (cache,
 // single-flight, retry), each noted for the log; a team listing may be cut from a roster kept for its key.
+// Each call reads under the key's write generation of the mapping's v1 resource as it was when the call
+// started (state/write-generations.ts): no copy made before a later write of it is served to a later call.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall } from '../../mapping/run.js';
+import { resourceRead } from '../../mapping/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
 import { writeJsonBytes } from '../edge/write-json.js';
 import type { RosterCache } from '../state/roster-cache.js';
+import type { WriteGenerations } from '../state/write-generations.js';
 import type { V1Transport } from '../upstream/v1-client.js';
 
 export interface LegacyReadDeps {
@@ -20,6 +24,7 @@ export interface LegacyReadDeps {
   /** Team listings' sorted rosters: read a few at a time, kept per API key while their v1 pages stay fresh;
    * absent, every call reads its own. */
   rosters?: RosterCache | undefined;
+  generations: Pick<WriteGenerations, 'current'>;
 }
 
 export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
@@ -27,11 +32,13 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
   const cacheTtlMs = 'cacheTtlMs' in mapping ? mapping.cacheTtlMs : undefined;
   const compiled = compileMapping(mapping);
   const rosterPort = mapping.kind === 'sorted-list' ? deps.rosters?.forListing(mapping) : undefined;
+  const resource = resourceRead(mapping);
 
   return async function serveLegacyRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     const { request } = ctx;
     const call: LegacyCall = { segments: request.legacy?.segments ?? [], query: request.query };
     const apiKey = request.apiKey;
+    const generation = resource === undefined ? undefined : { resource, token: deps.generations.current(apiKey, resource) };
     let stale = false;
     // The reply may be kept as long as every v1 reply it is built from stays fresh in the cache.
     let freshUntil = Number.POSITIVE_INFINITY;
@@ -40,18 +47,22 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
         accountTimezone: deps.accountTimezone,
         staticRecords: deps.staticRecords,
         v1Get: async (v1Call) => {
-          const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs }));
+          const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation }));
           stale ||= reply.servedFrom === 'stale';
           freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
           return reply.body;
         },
-        rosters: rosterPort?.(apiKey, {
-          freshUntil: () => (stale || !Number.isFinite(freshUntil) ? undefined : freshUntil),
-          onHit: (until) => {
-            ctx.cacheHits++;
-            freshUntil = Math.min(freshUntil, until);
+        rosters: rosterPort?.(
+          apiKey,
+          {
+            freshUntil: () => (stale || !Number.isFinite(freshUntil) ? undefined : freshUntil),
+            onHit: (until) => {
+              ctx.cacheHits++;
+              freshUntil = Math.min(freshUntil, until);
+            },
           },
-        }),
+          generation?.token,
+        ),
       });
       // Answered meanwhile (the shutdown deadline): nothing more to write.
       if (res.headersSent) return;

@@ -3,6 +3,9 @@
 // (api_key moves from the URL into X-API-KEY), drops hop-by-hop headers both ways, adds X-Forwarded-*,
 // and answers a legacy-shaped 502/504 when the upstream fails before replying (413 past the body limit).
 // It never buffers a body, never retries, never caches, and only ever talks to UPSTREAM_URL's origin.
+// A write to `/api/v1/{resource}` moves the key's write generation of that resource on as soon as v1
+// answered it or failed (before any of the reply is sent on), so the caller's next translated read of it
+// is never served from a copy made before it.
 //
 // It drives an undici pool directly (a dispatch handler, reply-relay.ts, writes the reply straight into
 // the response) rather than http-proxy-middleware: under the same load (bench/, 50 connections)
@@ -10,12 +13,14 @@
 import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool, errors as undiciErrors } from 'undici';
+import { v1CallWrites } from '../../mapping/resources-touched.js';
 import { GatewayError } from '../../shared/errors.js';
 import { withoutApiKeyParam } from '../edge/api-key.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { REQUEST_LIMITS, tooLarge } from '../edge/request-guard.js';
 import { begin } from '../edge/upstream-log.js';
+import type { WriteGenerations } from '../state/write-generations.js';
 import { ReplyRelay } from './reply-relay.js';
 import { hopByHopNames, namedInConnection } from './hop-by-hop.js';
 
@@ -24,6 +29,8 @@ export interface PassthroughOptions {
   timeoutMs: number;
   /** Upper bound of a streamed request body (a declared Content-Length is checked before routing). */
   maxBodyBytes?: number;
+  /** Told of a write to a v1 resource once it reached v1; absent, nothing is told. */
+  generations?: Pick<WriteGenerations, 'bump'>;
 }
 
 export type Passthrough = ((req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void) & { close(): Promise<void> };
@@ -117,6 +124,12 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     // it; any other URL goes on exactly as it came.
     const key = request.apiKey;
     const path = request.keyMayBeInQuery ? `${request.path}${withoutApiKeyParam(`?${request.search}`)}` : request.url;
+    const writes = options.generations ? v1CallWrites(request.httpMethod, request.path) : [];
+    // Once, when the exchange is over for v1 (answered, or failed after the request may have reached it).
+    const wrote = (): void => {
+      if (writes.length === 0) return;
+      void options.generations?.bump(key, writes.splice(0));
+    };
 
     const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
     let oversized = false;
@@ -138,6 +151,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     }
     // Called by the relay only while the caller still waits and nothing of a reply has been sent.
     const failedBeforeReply = (err: unknown): void => {
+      wrote();
       if (body !== null && body !== req) body.destroy();
       const error = oversized ? tooLarge(maxBodyBytes) : failure(err, maxBodyBytes, options.timeoutMs);
       done(error.code);
@@ -150,6 +164,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     };
     const relay = new ReplyRelay(res, {
       replyStarted(statusCode, upstreamReply) {
+        wrote();
         done(statusCode);
         return replyHeaders(upstreamReply);
       },

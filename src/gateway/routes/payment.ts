@@ -7,6 +7,9 @@
 // writer, once. The fields are never logged; the log line carries the code only. A reply built after
 // a v1 call may carry v1's text (its error message, its headers): it passes through the request's scrubber
 // before it is sent or stored under the Idempotency-Key.
+// A flow that sent a v1 POST, whatever it answers, moves the key's write generations of what the payment
+// writes on (its payments, and its clients when it creates one) before it answers: the caller's next read
+// of them is never served from a copy made before it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { runPaymentFlow, type PaymentPorts } from '../../payment/flow.js';
@@ -23,6 +26,7 @@ import {
   unacceptedFieldsReply,
   type LegacyPaymentReply,
 } from '../../payment/contract.js';
+import { paymentWrites } from '../../mapping/resources-touched.js';
 import { checkLocally } from '../../payment/local-checks.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import { API_KEY_PARAM } from '../edge/api-key.js';
@@ -30,6 +34,7 @@ import type { RequestContext, RequestSecrets } from '../edge/request-context.js'
 import { timed } from '../edge/upstream-log.js';
 import { writeJson } from '../edge/write-json.js';
 import { scrubbedError } from '../logging.js';
+import type { WriteGenerations } from '../state/write-generations.js';
 import type { V1Transport, V1Writer } from '../upstream/v1-client.js';
 import { readPaymentBody } from './payment-body.js';
 
@@ -37,6 +42,8 @@ export interface PaymentRouteDeps {
   mapping: PaymentMapping;
   transport: V1Transport;
   writer: V1Writer;
+  /** Told of the payment's writes once one of its POSTs was sent; absent, nothing is told. */
+  generations?: Pick<WriteGenerations, 'bump'>;
   idempotency: IdempotencyStore;
   logger: Logger;
   /** Marks the request as one the shutdown deadline must not cut off. */
@@ -102,15 +109,23 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     const fields = { ...body.fields };
     delete fields[API_KEY_PARAM];
 
+    let posted = false;
     const ports: PaymentPorts = {
       get: async (path, query, cacheTtlMs) => (await timed(ctx, path, () => deps.transport.getJson({ path, query, apiKey, requestId, cacheTtlMs }))).body,
-      post: async (path, v1Body) => (await timed(ctx, `POST ${path}`, () => deps.writer.postJson({ path, body: v1Body, apiKey, requestId }))).body,
+      post: async (path, v1Body) => {
+        posted = true;
+        return (await timed(ctx, `POST ${path}`, () => deps.writer.postJson({ path, body: v1Body, apiKey, requestId }))).body;
+      },
     };
 
     // Only a flow that reached v1 can carry v1's text (the local checks answer with the mapping's own).
     const pay = async (): Promise<LegacyPaymentReply> => {
-      const result = await runPaymentFlow(fields, mapping, ports);
-      return ctx.upstream.length > 0 ? scrubbed(result, ctx.secrets) : result;
+      try {
+        const result = await runPaymentFlow(fields, mapping, ports);
+        return ctx.upstream.length > 0 ? scrubbed(result, ctx.secrets) : result;
+      } finally {
+        if (posted) await deps.generations?.bump(apiKey, paymentWrites(mapping, (name) => fields[name]));
+      }
     };
     const header = req.headers['idempotency-key'];
     const idempotencyKey = Array.isArray(header) ? header[0] : header;

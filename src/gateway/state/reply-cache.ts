@@ -1,8 +1,9 @@
 // Keeps the serialised legacy reply of a translated GET for as long as every v1 reply it was built from
 // stays fresh in the response cache, so a repeated call skips the reshaping and the JSON encoding. The
 // engine is a pure function of the mapping, the call and the v1 replies, so the bytes are exactly what it
-// would build again. Keyed by a hash of the API key, the legacy method and the call: never shared across
-// keys, the key never kept in clear. It never holds an error, a stale reply or a reply whose v1 data was
+// would build again. Keyed by a hash of the API key, the legacy method, the call and the key's write
+// generation of what it reads (a write of it makes a new key): never shared across keys, the key never
+// kept in clear. It never holds an error, a stale reply or a reply whose v1 data was
 // not cached; bounded by entries and bytes.
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -24,11 +25,12 @@ export interface ReplyCacheOptions {
 
 export const DEFAULT_REPLY_CACHE_LIMITS = { maxEntries: 2000, maxBytes: 8 * 1024 * 1024 } as const;
 
-export function replyKey(apiKey: string | undefined, method: string, call: LegacyCall): string {
+export function replyKey(apiKey: string | undefined, method: string, call: LegacyCall, generation = ''): string {
   // Query order matters to the lookup rule (the first exclusive key wins), so it is kept. The segments
   // are joined with `/`, which no raw segment contains; the NUL cannot occur in a header (the key).
   const query = call.query.length === 0 ? '' : new URLSearchParams(call.query).toString();
-  return hash('sha256', `${apiKey ?? ''}\0${method}/${call.segments.join('/')}?${query}`, 'base64url');
+  const written = generation === '' ? '' : `\0${generation}`;
+  return hash('sha256', `${apiKey ?? ''}\0${method}/${call.segments.join('/')}?${query}${written}`, 'base64url');
 }
 
 export function createReplyCache(options: ReplyCacheOptions): ReplyCache {

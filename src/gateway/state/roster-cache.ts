@@ -2,8 +2,9 @@
 // legacy fields are written from) for as long as every v1 page it was read from stays fresh in the response
 // cache, so another cut of the same listing for the same API key is a slice: no page read, no sort. The
 // engine is a pure function of the mapping and the v1 pages, so a kept roster is exactly what it would
-// build again. The reply cache's rules hold: keyed by a hash of the API key, the legacy method and its v1
-// source, never shared across keys, the key never kept in clear; never a roster built from a stale page or
+// build again. The reply cache's rules hold: keyed by a hash of the API key, the legacy method, its v1
+// source and the key's write generation of it, never shared across keys, the key never kept in clear, never
+// served after a write of what it lists; never a roster built from a stale page or
 // from a page the response cache did not keep (so nothing with CACHE_TTL_MS=0); bounded by entries and
 // approximate bytes. It also bounds how many rosters are read at once: a listing being read holds its
 // whole roster and a v1 page in memory, and is bound by this process's CPU (parsing every page), so fifty
@@ -24,8 +25,9 @@ export interface CallFreshness {
   onHit(freshUntil: number): void;
 }
 
-/** The engine's roster port for one call of one listing, by the call's API key. */
-export type RosterPortFor = (apiKey: string | undefined, call: CallFreshness) => RosterStore;
+/** The engine's roster port for one call of one listing, by the call's API key and its write generation
+ * of the listing's resource. */
+export type RosterPortFor = (apiKey: string | undefined, call: CallFreshness, generation?: string) => RosterStore;
 
 export interface RosterCache {
   /** For one sorted-list mapping, once (when its route is built). */
@@ -82,9 +84,9 @@ export function createRosterCache(options: RosterCacheOptions): RosterCache {
     forListing(mapping) {
       // The v1 source is part of the key: a listing read from other pages is another roster.
       const listing = `${mapping.method}\0${JSON.stringify(mapping.source)}`;
-      return (apiKey, call) => {
+      return (apiKey, call, generation = '') => {
         // The NUL cannot occur in a header (the key).
-        const key = hash('sha256', `${apiKey ?? ''}\0${listing}`, 'base64url');
+        const key = hash('sha256', `${apiKey ?? ''}\0${listing}${generation === '' ? '' : `\0${generation}`}`, 'base64url');
         return {
           async roster(read) {
             const ready = kept(key, call);

@@ -6,6 +6,7 @@
 // per process.
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { SharedResponseStore } from '../state/response-store.js';
+import type { WriteGenerations } from '../state/write-generations.js';
 import { withUpstreamMetrics } from './metered.js';
 import { DEFAULT_CACHE_LIMITS, withResponseCache, type CacheLimits } from './response-cache.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
@@ -24,6 +25,8 @@ export interface HardeningOptions {
   shared?: SharedResponseStore;
   /** With `shared`: how long a replica answers from its own copy before asking the shared tier again (5 s). */
   l1TtlMs?: number;
+  /** With `shared`: the write generations, confirmed whenever the shared tier is asked. */
+  generations?: Pick<WriteGenerations, 'confirm'>;
   now?: () => number;
   random?: () => number;
 }
@@ -43,6 +46,7 @@ export function hardenTransport(client: V1Transport, options: HardeningOptions):
     ...(options.cacheMinUses !== undefined ? { storeAfterMisses: options.cacheMinUses } : {}),
     ...(options.shared ? { shared: options.shared } : {}),
     ...(options.l1TtlMs !== undefined ? { l1TtlMs: options.l1TtlMs } : {}),
+    ...(options.generations ? { generations: options.generations } : {}),
     onEvent: (event) => options.metrics.cacheEvent(event),
     ...(options.now ? { now: options.now } : {}),
   });

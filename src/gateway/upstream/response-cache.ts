@@ -14,10 +14,16 @@
 // one stored a newer reply; the shared tier spares every other replica the v1 call (and the account's v1
 // budget). The shared tier may fail, lag or vanish at any time: that is a miss, never an error or a long
 // wait, and this process's own copies then serve as they would without it.
+// Write generations (`generations`, state/write-generations.ts) are part of the key of a read that names
+// one (request-key.ts): such a read, when it asks the shared tier, also asks whether another replica's
+// write moved its generation on, in the same wait, and is then served under the new one. Its reply's
+// `freshUntil` also ends when this process would ask the shared tier again, so that what is kept from it
+// (the reply and roster caches) learns of another replica's write no later than its own copy does.
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../../shared/errors.js';
 import type { CacheEvent } from '../metrics/gateway-metrics.js';
 import type { SharedResponseStore, StoredReply } from '../state/response-store.js';
+import type { WriteGenerations } from '../state/write-generations.js';
 import { requestKey } from './request-key.js';
 import type { V1GetRequest, V1Json, V1Transport } from './v1-client.js';
 
@@ -32,6 +38,8 @@ export interface ResponseCacheOptions extends CacheLimits {
   l1TtlMs?: number;
   /** With `shared`: how long a read waits for the shared tier before it counts as a miss. */
   sharedWaitMs?: number;
+  /** With `shared`: the write generations, asked alongside the shared tier. */
+  generations?: Pick<WriteGenerations, 'confirm'>;
 }
 
 export const DEFAULT_L1_TTL_MS = 5000;
@@ -69,6 +77,10 @@ interface Entry {
   /** Until when this process may answer with it without asking the shared tier (no end without one). */
   localUntil: number;
 }
+
+/** Until when a reply may be kept from: its copy's end, and for a read that follows writes (it names a
+ * generation) no later than this process asks the shared tier again. */
+const keptUntil = (followsWrites: boolean, until: number, localUntil: number): number => (followsWrites ? Math.min(until, localUntil) : until);
 
 /** The JSON size of a value, near enough to bound memory; cheaper than serialising it again. */
 export function approximateJsonBytes(value: unknown): number {
@@ -135,13 +147,13 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
     ttlAutopurge: false,
   });
   const admits = admission(options);
-  const shared = options.shared ? sharedTier(options.shared, options.sharedWaitMs ?? DEFAULT_SHARED_WAIT_MS) : undefined;
+  const shared = options.shared ? sharedTier(options.shared, options.sharedWaitMs ?? DEFAULT_SHARED_WAIT_MS, options.generations) : undefined;
   const l1TtlMs = shared ? (options.l1TtlMs ?? DEFAULT_L1_TTL_MS) : Number.POSITIVE_INFINITY;
   const keep = (key: string, reply: Pick<V1Json, 'status' | 'body'>, storedAt: number, ttlMs: number, bytes: number): void => {
     entries.set(key, { reply: { status: reply.status, body: reply.body }, storedAt, ttlMs, bytes, localUntil: now() + l1TtlMs });
   };
 
-  return {
+  const transport: ResponseCacheTransport = {
     async getJson(request: V1GetRequest): Promise<V1Json> {
       const ttlMs = request.cacheTtlMs ?? options.defaultTtlMs;
       // A TTL of 0 asks for the upstream's answer now (payment checks): no fresh copy, no stale one.
@@ -151,14 +163,17 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       // `freshUntil` is the copy's own (fetched + TTL), whichever tier it came from; `localUntil` only
       // decides when this process asks the shared tier again.
       const heldUntil = held ? held.storedAt + Math.min(ttlMs, held.ttlMs) : 0;
+      const follows = request.generation !== undefined;
       const asked = now();
       if (held && asked < heldUntil && asked < held.localUntil) {
         onEvent('hit');
-        return fromCache(held.reply, 'fresh', heldUntil);
+        return fromCache(held.reply, 'fresh', keptUntil(follows, heldUntil, held.localUntil));
       }
       let sharedCopy: StoredReply | undefined;
       if (shared) {
-        sharedCopy = await shared.lookUp(key, asked);
+        const found = await shared.lookUp(request, key, asked);
+        if (found.moved) return transport.getJson(found.moved);
+        sharedCopy = found.copy;
         const sharedUntil = sharedCopy ? sharedCopy.storedAt + Math.min(ttlMs, sharedCopy.ttlMs) : 0;
         if (sharedCopy && now() < sharedUntil) {
           // Concurrent readers share one lookup: the first of them puts the copy in this process.
@@ -167,14 +182,14 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
             if (bytes <= options.maxBytes) keep(key, sharedCopy, sharedCopy.storedAt, sharedCopy.ttlMs, bytes);
           }
           onEvent('hit');
-          return fromCache(sharedCopy, 'fresh', sharedUntil);
+          return fromCache(sharedCopy, 'fresh', keptUntil(follows, sharedUntil, now() + l1TtlMs));
         }
         // The shared tier has nothing newer (or cannot say: down, slow, the reply too large for it): this
         // process's own copy serves for its whole TTL, as with no shared tier, asking again in l1TtlMs.
         if (held && now() < heldUntil) {
           held.localUntil = now() + l1TtlMs;
           onEvent('hit');
-          return fromCache(held.reply, 'fresh', heldUntil);
+          return fromCache(held.reply, 'fresh', keptUntil(follows, heldUntil, held.localUntil));
         }
       }
       onEvent('miss');
@@ -199,24 +214,45 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       const storedAt = now();
       keep(key, reply, storedAt, ttlMs, bytes);
       shared?.store(key, { status: reply.status, body: reply.body, storedAt, ttlMs }, ttlMs + options.staleWindowMs);
-      return { status: reply.status, body: reply.body, freshUntil: storedAt + ttlMs };
+      return { status: reply.status, body: reply.body, freshUntil: keptUntil(follows, storedAt + ttlMs, storedAt + l1TtlMs) };
     },
     size: () => entries.size,
     clear: () => entries.clear(),
   };
+  return transport;
+}
+
+interface SharedLookUp {
+  copy: StoredReply | undefined;
+  /** Another replica's write moved the request's generation on: the request under the new one, to be
+   * served instead (no copy is given). */
+  moved?: V1GetRequest;
 }
 
 interface SharedTier {
   /** The shared copy, if the store answers within `waitMs` (a failure is none); concurrent lookups of one
    * key share one read. Never rejects. A copy stored "later" than `asked` (a replica whose clock runs
-   * ahead) is dated `asked`, so that no clock makes a copy fresh for longer than its TTL from now. */
-  lookUp(key: string, asked: number): Promise<StoredReply | undefined>;
+   * ahead) is dated `asked`, so that no clock makes a copy fresh for longer than its TTL from now. With
+   * write generations, the request's generation is confirmed in the same wait; no copy is given when it
+   * cannot be. */
+  lookUp(request: V1GetRequest, key: string, asked: number): Promise<SharedLookUp>;
   /** Stores a copy after the current reply is on its way; never awaited, its failure ignored. */
   store(key: string, reply: StoredReply, keepMs: number): void;
 }
 
-function sharedTier(store: SharedResponseStore, waitMs: number): SharedTier {
+/** `work`'s outcome if it settles within `waitMs`, else undefined; never rejects. */
+function within<T>(work: Promise<T | undefined>, waitMs: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), waitMs);
+    timer.unref();
+    work.then(resolve, () => resolve(undefined)).finally(() => clearTimeout(timer));
+  });
+}
+
+function sharedTier(store: SharedResponseStore, waitMs: number, generations?: Pick<WriteGenerations, 'confirm'>): SharedTier {
   const pending = new Map<string, Promise<StoredReply | undefined>>();
+  // Requests this tier moved to a newer generation: confirmed once, not asked about again.
+  const moved = new WeakSet<V1GetRequest>();
   const read = (key: string, asked: number): Promise<StoredReply | undefined> =>
     new Promise((resolve) => {
       const timer = setTimeout(() => resolve(undefined), waitMs);
@@ -231,13 +267,23 @@ function sharedTier(store: SharedResponseStore, waitMs: number): SharedTier {
         settle(undefined);
       }
     });
+  const lookUpCopy = (key: string, asked: number): Promise<StoredReply | undefined> => {
+    const waiting = pending.get(key);
+    if (waiting) return waiting;
+    const lookup = read(key, asked).finally(() => pending.delete(key));
+    pending.set(key, lookup);
+    return lookup;
+  };
   return {
-    lookUp(key, asked) {
-      const waiting = pending.get(key);
-      if (waiting) return waiting;
-      const lookup = read(key, asked).finally(() => pending.delete(key));
-      pending.set(key, lookup);
-      return lookup;
+    async lookUp(request, key, asked) {
+      const { generation } = request;
+      if (!generations || !generation || moved.has(request)) return { copy: await lookUpCopy(key, asked) };
+      const [token, copy] = await Promise.all([within(generations.confirm(request.apiKey, generation.resource), waitMs), lookUpCopy(key, asked)]);
+      if (token === undefined) return { copy: undefined };
+      if (token === generation.token) return { copy };
+      const next: V1GetRequest = { ...request, generation: { resource: generation.resource, token } };
+      moved.add(next);
+      return { copy: undefined, moved: next };
     },
     store(key, reply, keepMs) {
       // Serialising a large reply takes milliseconds: it is done once this reply has been handed on.

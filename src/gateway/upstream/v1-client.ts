@@ -12,6 +12,10 @@ export interface V1GetRequest {
   requestId?: string;
   /** How long a cache may keep this reply: undefined = the default TTL, 0 = never cache (payment checks). */
   cacheTtlMs?: number;
+  /** The v1 resource a translated read reads (its mapping's source) and the key's write generation of it
+   * the read started under (state/write-generations.ts): part of the request's identity, so a read never
+   * meets a copy or a call made before a write of what it reads. */
+  generation?: { resource: string; token: string };
 }
 
 /** What a successful v1 GET gives back. */
