@@ -1,6 +1,7 @@
-// The team listings' roster cache: one roster per API key and listing, kept only while the v1 pages it was
-// read from stay fresh, never from a stale or uncached page, bounded by entries and bytes; and only a few
-// rosters read at once, a call that waited taking the roster its key's other call kept meanwhile.
+// The team listings' roster cache: one roster per API key, listing and write generation, kept only while
+// the v1 pages it was read from stay fresh, never from a stale or uncached page, bounded by entries and
+// bytes; and only a few rosters read at once, a call that waited taking the roster its key's other call
+// kept meanwhile.
 import { describe, expect, it } from 'vitest';
 import { createRosterCache, type CallFreshness, type RosterCacheOptions } from '../../../../src/gateway/state/roster-cache.js';
 import type { SortedListMapping } from '../../../../src/mapping/schema.js';
@@ -54,12 +55,13 @@ describe('roster cache: what is kept', () => {
     expect(again.runs).toBe(1);
   });
 
-  it('never shares a roster across API keys, methods or v1 sources', async () => {
+  it('never shares a roster across API keys, methods, v1 sources or write generations', async () => {
     const s = setup();
     await s.team('key-a', s.call(s.now() + 5000).freshness).roster(reader(roster('a')).read);
     const others = [
       s.team('key-b', s.call().freshness),
       s.team(undefined, s.call().freshness),
+      s.team('key-a', s.call().freshness, 'after-a-write'),
       s.cache.forListing(listing('meetourstaff'))('key-a', s.call().freshness),
       s.cache.forListing(listing('meetourteam', 'staff'))('key-a', s.call().freshness),
     ];

@@ -354,3 +354,57 @@ describe('a shared tier that fails', () => {
     expect((await cache.getJson(request())).body).toEqual({ from: 'a', n: 1 });
   });
 });
+
+describe('a read that follows writes (it names a write generation)', () => {
+  /** Generations kept in one map every replica shares; `confirm` answers undefined while `down`. */
+  function sharedGenerations() {
+    const tokens = new Map<string, string>();
+    const state = { down: false, confirms: 0 };
+    const of = () => ({
+      confirm: async (apiKey: string | undefined, resource: string) => {
+        state.confirms++;
+        return state.down ? undefined : (tokens.get(`${apiKey}/${resource}`) ?? '');
+      },
+    });
+    return Object.assign(state, { tokens, of });
+  }
+  const following = (token: string) => request({ generation: { resource: 'clients', token } });
+
+  it('is kept from no longer than its copy is answered without asking the shared tier', async () => {
+    const generations = sharedGenerations();
+    const { replica, now } = cluster({ generations: generations.of() });
+    const a = replica('a');
+    expect((await a.cache.getJson(following(''))).freshUntil).toBe(now() + 5000);
+    expect((await a.cache.getJson(following(''))).freshUntil).toBe(now() + 5000);
+    expect((await a.cache.getJson(request())).freshUntil).toBe(now() + TTL);
+  });
+
+  it("is served under another replica's newer generation, from the shared tier, with no v1 call", async () => {
+    const generations = sharedGenerations();
+    const { replica } = cluster({ generations: generations.of() });
+    const a = replica('a');
+    const b = replica('b');
+    expect((await b.cache.getJson(following(''))).body).toEqual({ from: 'b', n: 1 });
+    // A writes (token t1), then reads under it: its copy goes to the shared tier.
+    generations.tokens.set('key-a/clients', 't1');
+    expect((await a.cache.getJson(following('t1'))).body).toEqual({ from: 'a', n: 1 });
+    await writesSent();
+    // B's read started under '' and its L1 copy is still fresh: only an L1 miss asks (none here).
+    expect((await b.cache.getJson(following(''))).body).toEqual({ from: 'b', n: 1 });
+    const asked = generations.confirms;
+    const c = replica('c');
+    expect(await c.cache.getJson(following(''))).toMatchObject({ body: { from: 'a', n: 1 }, servedFrom: 'fresh' });
+    expect([c.inner.calls.length, generations.confirms - asked]).toEqual([0, 1]);
+  });
+
+  it('gets no shared copy when its generation cannot be confirmed', async () => {
+    const generations = sharedGenerations();
+    const { replica } = cluster({ generations: generations.of() });
+    const a = replica('a');
+    expect((await a.cache.getJson(following(''))).body).toEqual({ from: 'a', n: 1 });
+    await writesSent();
+    generations.down = true;
+    const b = replica('b');
+    expect((await b.cache.getJson(following(''))).body).toEqual({ from: 'b', n: 1 });
+  });
+});
