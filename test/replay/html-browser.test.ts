@@ -305,6 +305,13 @@ describe('HTML report of what newer runs add, in Chromium', () => {
     expect(await page.locator('input[name="kind"][value="key-order"]').count()).toBe(1);
   });
 
+  it('says on the first screen what the mapping proposal found, linked to it', async () => {
+    const line = page.locator('.verdict p.proposed');
+    expect(await line.textContent()).toBe('1 mapping edit proposed, 1 field unexplained: see Mapping proposal below.');
+    await line.locator('a').click();
+    await expect.poll(() => page.evaluate('location.hash')).toBe('#proposal-h');
+  });
+
   it('shows the mapping proposal with links to the entries of its evidence', async () => {
     const proposal = page.locator('table.proposals tbody tr');
     expect(await proposal.locator('th').textContent()).toBe('client.first_name');

@@ -20,7 +20,7 @@ a{color:var(--focus)}.muted,.lead{color:var(--muted)}.lead{margin:0 0 8px;max-wi
 :focus-visible{outline:2px solid var(--focus);outline-offset:2px}
 .summary{display:flex;gap:16px;align-items:stretch;flex-wrap:wrap;margin-top:16px}
 .verdict{flex:1 1 520px;border-radius:10px;padding:12px 16px;background:var(--card);border:1px solid var(--line);border-left:6px solid var(--muted)}
-.verdict p{margin:0}.verdict .headline{font-size:20px;font-weight:650;margin-bottom:4px}
+.verdict p{margin:0}.verdict p.proposed{margin-top:6px;font-weight:600}.verdict .headline{font-size:20px;font-weight:650;margin-bottom:4px}
 .verdict-fail{border-left-color:var(--bad)}.verdict-fail .headline{color:var(--bad)}
 .verdict-pass{border-left-color:var(--ok)}.verdict-pass .headline{color:var(--ok)}
 .verdict-partial{border-left-color:var(--skip)}.verdict-partial .headline{color:var(--skip)}

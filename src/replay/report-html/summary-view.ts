@@ -28,6 +28,17 @@ function replayedCount(s: ReplaySummary): number {
   return s.total - s.skipped - s.notComparable;
 }
 
+/** With --propose-mappings: what the evidence proved, linked to the proposal below, so the fix is on the
+ * first screen beside the differences it fixes. */
+function proposalSentence(meta: ReportMeta): string {
+  if (meta.proposals === undefined && meta.unexplained === undefined) return '';
+  const edits = meta.proposals?.length ?? 0;
+  const unexplained = meta.unexplained?.length ?? 0;
+  const what = edits > 0 ? `${plural(edits, 'mapping edit')} proposed` : 'No mapping edit proposed';
+  const rest = unexplained > 0 ? `, ${plural(unexplained, 'field')} unexplained` : '';
+  return `<p class="proposed"><a href="#proposal-h">${what}${rest}</a>: see <em>Mapping proposal</em> below.</p>`;
+}
+
 /** The sentence at the top: interrupted, differences found, none found, or nothing replayed. */
 function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number | undefined): string {
   if (meta.interrupted) {
@@ -50,6 +61,7 @@ function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number 
     const all = replayed === 1 ? 'The one replayed call' : `All ${replayed} replayed calls`;
     return `<div class="verdict verdict-pass"><p class="headline">${all} answered as recorded.</p><p>Same status, values, types and spellings.${notReplayed}${allowed}</p></div>`;
   }
+  const proposed = proposalSentence(meta);
   const what = s.errors > 0 ? (s.different > 0 ? 'differ or failed' : 'failed') : 'differ';
   const caused =
     s.causedByReplay > 0
@@ -57,7 +69,7 @@ function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number 
       : '';
   return (
     `<div class="verdict verdict-fail"><p class="headline">${failing} of ${plural(replayed, 'replayed call')} ${what}.</p>` +
-    `<p>The gateway does not yet answer every call as the recorded service did.${caused}${notReplayed}${allowed}</p></div>`
+    `<p>The gateway does not yet answer every call as the recorded service did.${caused}${notReplayed}${allowed}</p>${proposed}</div>`
   );
 }
 
