@@ -6,59 +6,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { argValue, stopAfter } from './child-args.js';
-
-const CITIES = ['Springfield', 'Riverside', 'Fairview', 'Madison', 'Georgetown'];
-
-function client(id: number): Record<string, unknown> {
-  return {
-    object: 'client',
-    id,
-    first_name: `First${id}`,
-    last_name: `Last${id}`,
-    address1: `${id} Main Street`,
-    address2: id % 3 === 0 ? `Suite ${id % 50}` : null,
-    city: CITIES[id % CITIES.length],
-    state: 'IL',
-    zipcode: String(60000 + (id % 999)),
-    country: 'US',
-    p_phone: `555-01${String(id % 100).padStart(2, '0')}`,
-    s_phone: null,
-    text_phone: id % 2 === 0 ? `555-02${String(id % 100).padStart(2, '0')}` : null,
-    email: `client${id}@example.com`,
-    username: `client${id}`,
-    status: 'active',
-    hide_costs: false,
-    use_records: true,
-    timezone: 'America/Chicago',
-    created_at: '2024-01-02T03:04:05Z',
-    updated_at: '2024-06-07T08:09:10Z',
-  };
-}
-
-function practitioner(id: number): Record<string, unknown> {
-  return {
-    object: 'practitioner',
-    id,
-    admin_id: 1,
-    pract_settings_id: id,
-    first_name: `Name${(id * 7919) % 1000}`,
-    last_name: `Family${id}`,
-    position: 'Therapist',
-    excerpt: 'Ten years of practice, specialising in the things a fake upstream can specialise in.',
-    priority: id % 7,
-    headshot_url: `https://cdn.example.com/headshots/${id}.jpg`,
-  };
-}
+import { client, listText as list, practitioner } from './fake-records.js';
 
 /** The team's size: 200, or --practitioners (the bench's roster rows read 2,000 and 10,000). */
 const PRACTITIONERS = Number(argValue('--practitioners', '200'));
 const CLIENTS = 100_000;
-
-function list(total: number, offset: number, limit: number, make: (id: number) => Record<string, unknown>): string {
-  const data = [];
-  for (let id = offset + 1; id <= Math.min(total, offset + limit); id++) data.push(make(id));
-  return JSON.stringify({ object: 'list', total, limit, offset, has_more: offset + limit < total, data });
-}
 
 const bodies = new Map<string, Buffer>();
 

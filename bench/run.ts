@@ -20,10 +20,11 @@ import { startRedis } from './redis-setup.js';
 import { everythingSaid, say } from './report-lines.js';
 import { HANDFUL_OF_KEYS, PAYMENTS_PER_RUN, checkPayment } from './requests.js';
 import { describeStart, readStartCommand } from './start-command.js';
-import { printCachedRatios, printFrontRatios, printMemory, printNode24, printTeamListings, printUncachedRatios } from './summary-checks.js';
+import { printCachedRatios, printFrontRatios, printMemory, printNode24, printTeamListings, printTranslationFloor, printUncachedRatios } from './summary-checks.js';
 import { printRedis } from './summary-redis.js';
 import { table } from './summary-table.js';
 import { targets } from './targets.js';
+import { measureTranslationFloor } from './translation-floor.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const node = node24();
   printHeader(node);
+  // In process and first, while nothing else runs: the translation's floor, without HTTP.
+  const floor = options.only && !options.only.test('translation floor') ? undefined : await measureTranslationFloor(path.join(root, 'dist'), path.join(root, 'mappings'));
   const fake = await startChild('fake v1', path.join(here, 'fake-v1.js'), [], RUN_LIFETIME_S);
   let redis: BenchRedis | undefined;
   try {
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
     say('(direct rows: the fake v1 process itself, whose RSS covers every run it served; nginx rows: peak RSS of nginx, master and');
     say(' worker, and CPU of nginx plus the gateway behind the front, split below; spread: (best - worst) / best req/s of the rounds)\n');
     printUncachedRatios(get);
+    printTranslationFloor(floor);
     printCachedRatios(get, KEYS);
     printFrontRatios(get);
     printTeamListings(get, options.rosterSizes, run.connections);
@@ -86,7 +90,7 @@ async function main(): Promise<void> {
 
     mkdirSync(resultsDir, { recursive: true });
     const stamp = Date.now();
-    const summary = { node: process.version, node24: node?.version ?? null, start: launcher.start, ...run, apiKeys: KEYS, redis: redis?.version ?? null, nginx: nginx?.version ?? null, rows };
+    const summary = { node: process.version, node24: node?.version ?? null, start: launcher.start, ...run, apiKeys: KEYS, redis: redis?.version ?? null, nginx: nginx?.version ?? null, rows, translationFloor: floor ?? null };
     writeFileSync(path.join(resultsDir, `bench-${stamp}.json`), JSON.stringify(summary, null, 2));
     writeFileSync(path.join(resultsDir, `bench-${stamp}.txt`), everythingSaid());
     if (options.profile) await runProfile(run, launcher, fake.url, resultsDir);

@@ -3,6 +3,7 @@
 // Node 24, and Node 24 beside Node 20. A figure whose rows were not run (--only) prints n/a.
 import type { Measured } from './measure.js';
 import { say, sayFigure } from './report-lines.js';
+import type { TranslationFloor } from './translation-floor.js';
 import * as names from './target-names.js';
 
 export type Rows = (target: string) => Measured | undefined;
@@ -127,4 +128,27 @@ export function printMemory(all: Measured[], keys: number): void {
   const oneOff = gateway.filter((r) => r.keys === 'new per request' && !names.isCacheOff(r.target));
   const top = worst(oneOff);
   if (top) figure('gateway peak RSS, one new key per request, cache on', top.rssMb, 'MB', undefined, `(no target: every reply a one-off cache entry; ${top.target})`);
+}
+
+/**
+ * The translation in process, without HTTP: the engine beside the minimal reshaper's work, and the floor
+ * any translation that decodes and parses the whole v1 reply stays above (its "at most" is the minimal's
+ * time over that floor: no such translation can be faster than the minimal by more).
+ */
+export function printTranslationFloor(floor: TranslationFloor | undefined): void {
+  if (!floor) return;
+  const ms = (n: number) => `${n < 1 ? n.toFixed(3) : n.toFixed(2)} ms`;
+  say('Translation in this process, one call at a time, no HTTP (bench/translation-floor.ts):');
+  for (const f of floor.lists) {
+    sayFigure(
+      `  clients ${f.records}: decode+parse / minimal / gateway engine`,
+      `${ms(f.decodeParseMs)} / ${ms(f.minimalMs)} / ${ms(f.engineMs)}  (engine ${(f.minimalMs / f.engineMs).toFixed(2)}x the minimal; ` +
+        `reading the whole reply allows at most ${(f.minimalMs / f.decodeParseMs).toFixed(2)}x)`,
+    );
+  }
+  const { team } = floor;
+  sayFigure(
+    `  team listing, ${team.members.toLocaleString('en-US')} members: decode+parse / engine`,
+    `${ms(team.decodeParseMs)} / ${ms(team.engineMs)}  (every page read, sorted, cut; the cold listing's target under load: <= 25 ms)`,
+  );
 }

@@ -1,0 +1,91 @@
+// The translation measured in this process, one call at a time, with no HTTP around it: a v1 page's bytes
+// in, the legacy reply's text out. For the client list (10, 100, 1000 records) it times the bytes decoded
+// and parsed alone (the floor of any translation that reads the whole reply and validates it), the minimal
+// reshaper's work (minimal-reshape.ts) and the gateway's engine (dist/mapping, the shipped mappings); for
+// the team listing, the engine reading every page of a 10,000-member roster, sorting and cutting. The load
+// rows say what the whole gateway does under load; these say where the floor lies, so a target can be
+// judged against what no translation can go below.
+import path from 'node:path';
+import { client, listText, practitioner } from './fake-records.js';
+import { reshapeList, type V1ListPage } from './minimal-reshape.js';
+
+type V1Get = (call: { path: string; query: Record<string, string> }) => Promise<unknown>;
+type Call = { segments: string[]; query: Array<[string, string]> };
+interface Engine {
+  compileMapping(mapping: unknown): unknown;
+  runMappingText(compiled: unknown, call: Call, deps: { v1Get: V1Get; accountTimezone: undefined; staticRecords: () => undefined }): Promise<string>;
+}
+interface Loader {
+  loadMappingDirectorySync(dir: string): { reads: ReadonlyMap<string, unknown> };
+}
+
+export interface FloorFigure {
+  records: number;
+  decodeParseMs: number;
+  minimalMs: number;
+  engineMs: number;
+}
+
+export interface TranslationFloor {
+  lists: FloorFigure[];
+  team: { members: number; decodeParseMs: number; engineMs: number };
+}
+
+/** Median milliseconds of one call of `work`, over batches run for about `budgetMs` after a warm-up. */
+async function timeOf(work: () => unknown, budgetMs = 400): Promise<number> {
+  const batch = async (n: number): Promise<number> => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) await work();
+    return Number(process.hrtime.bigint() - start) / 1e6 / n;
+  };
+  const once = await batch(3);
+  const perBatch = Math.max(1, Math.round(20 / Math.max(once, 0.001)));
+  for (let warm = performance.now(); performance.now() - warm < budgetMs / 4; ) await batch(perBatch);
+  const samples: number[] = [];
+  for (let start = performance.now(); performance.now() - start < budgetMs || samples.length < 5; ) samples.push(await batch(perBatch));
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
+const decodeParse = (bytes: Buffer): unknown => JSON.parse(bytes.toString('utf8'));
+
+/** Every page of `members` practitioners at v1's largest page size, as the team listing reads them. */
+function teamPages(members: number): Map<string, Buffer> {
+  const pages = new Map<string, Buffer>();
+  for (let offset = 0; offset < members; offset += 1000) pages.set(String(offset), Buffer.from(listText(members, offset, 1000, practitioner)));
+  return pages;
+}
+
+/** `distDir`: the built project's dist/ (the engine and the mapping loader are read from there). */
+export async function measureTranslationFloor(distDir: string, mappingsDir: string): Promise<TranslationFloor> {
+  const engine = (await import(path.join(distDir, 'mapping', 'run.js'))) as Engine;
+  const loader = (await import(path.join(distDir, 'gateway', 'loaders', 'mapping-files.js'))) as Loader;
+  const { reads } = loader.loadMappingDirectorySync(mappingsDir);
+  const compiled = (method: string) => engine.compileMapping(reads.get(method));
+  const clients = compiled('clients');
+  const lists: FloorFigure[] = [];
+  for (const records of [10, 100, 1000]) {
+    const bytes = Buffer.from(listText(100_000, 0, records, client));
+    const call: Call = { segments: ['0', String(records)], query: [] };
+    const v1Get: V1Get = async () => decodeParse(bytes);
+    lists.push({
+      records,
+      decodeParseMs: await timeOf(() => decodeParse(bytes)),
+      minimalMs: await timeOf(() => reshapeList(decodeParse(bytes) as V1ListPage)),
+      engineMs: await timeOf(() => engine.runMappingText(clients, call, { v1Get, accountTimezone: undefined, staticRecords: () => undefined })),
+    });
+  }
+  const members = 10_000;
+  const pages = teamPages(members);
+  const pageOf: V1Get = async ({ query }) => decodeParse(pages.get(query.offset ?? '0')!);
+  const team = compiled('meetourteam');
+  const teamCall: Call = { segments: ['0', '20'], query: [] };
+  return {
+    lists,
+    team: {
+      members,
+      decodeParseMs: await timeOf(() => [...pages.values()].forEach(decodeParse), 800),
+      engineMs: await timeOf(() => engine.runMappingText(team, teamCall, { v1Get: pageOf, accountTimezone: undefined, staticRecords: () => undefined }), 800),
+    },
+  };
+}
