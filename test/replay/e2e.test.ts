@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerReplayCommand } from '../../src/commands/replay.js';
-import { runReplayCommand } from '../../src/replay/run-command.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { runReplayCaptured, type ReplayRun } from './replay-command.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HAR = path.join(here, '../fixtures/replay/legacy-traffic.har');
@@ -19,26 +19,8 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'replay-e2e-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SECRETS = ['rec-key-7f3a9c1e5b', 'rec-query-key-2d8e4f', 'rec-cookie-91ab22', 'tok_rec_card_55aa77', 'RecPassw0rd', 'sandbox-primary-key'];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function replay(file: string, options: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runReplayCommand(
-    file,
-    { concurrency: '4', ...options },
-    {
-      stdout: { write: (t: string) => (stdout += t) },
-      stderr: { write: (t: string) => (stderr += t) },
-      env,
-    },
-  );
-  return { code, stdout, stderr };
-}
+const replay = (file: string, options: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<ReplayRun> =>
+  runReplayCaptured(file, { concurrency: '4', ...options }, env);
 
 interface JsonReport {
   summary: Record<string, unknown>;
@@ -46,7 +28,7 @@ interface JsonReport {
 }
 
 describe('replay e2e: in-process gateway + embedded sandbox', () => {
-  let run: Run;
+  let run: ReplayRun;
   let report: JsonReport;
   let jsonText: string;
   let html: string;

@@ -7,10 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReplayCommand } from '../../src/replay/run-command.js';
 import { SANDBOX_KEYS, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
+import { runReplayCaptured, type ReplayRun } from './replay-command.js';
 
 const KEY = SANDBOX_KEYS.primary;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'replay-noise-'));
@@ -23,10 +23,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
+interface Run extends ReplayRun {
   report: {
     summary: Record<string, unknown>;
     entries: Array<{ method: string; url: string; outcome: string; reason?: string; diffs: Array<Record<string, unknown>> }>;
@@ -34,15 +31,9 @@ interface Run {
 }
 
 async function replay(file: string, options: Record<string, unknown>): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
   const json = path.join(dir, `${path.basename(file)}-${Math.random().toString(36).slice(2)}.json`);
-  const code = await runReplayCommand(
-    file,
-    { apiKey: KEY, json, ...options },
-    { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env: { CACHE_TTL_MS: '0' } },
-  );
-  return { code, stdout, stderr, report: JSON.parse(readFileSync(json, 'utf8')) as Run['report'] };
+  const run = await runReplayCaptured(file, { apiKey: KEY, json, ...options }, { CACHE_TTL_MS: '0' });
+  return { ...run, report: JSON.parse(readFileSync(json, 'utf8')) as Run['report'] };
 }
 
 /** Makes the calls through a gateway that records them (RECORD_FILE) over the sandbox; the file's path. */

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMappingDirectorySync } from '../../src/gateway/loaders/mapping-files.js';
-import { runReplayCommand } from '../../src/replay/run-command.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream, type UpstreamHandler } from '../helpers/recording-upstream.js';
+import { runReplayCaptured, type ReplayRun } from './replay-command.js';
 
 const SHIPPED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../mappings');
 const RECORDING_KEY = 'recording-key-5c1d9e';
@@ -88,19 +88,8 @@ const CALLS = [
   '/api/session/101',
 ];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function replay(file: string, options: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env };
-  const code = await runReplayCommand(file, { concurrency: '2', ...options }, io);
-  return { code, stdout, stderr };
-}
+const replay = (file: string, options: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<ReplayRun> =>
+  runReplayCaptured(file, { concurrency: '2', ...options }, env);
 
 interface Report {
   summary: { total: number; identical: number; different: number };
@@ -141,7 +130,7 @@ describe('replay --propose-mappings', () => {
   const proposed = path.join(dir, 'proposed');
   const shippedBefore = mappingTexts(SHIPPED);
   let real: RecordingUpstream;
-  let first: Run;
+  let first: ReplayRun;
   let firstReport: { text: string; report: Report };
 
   beforeAll(async () => {

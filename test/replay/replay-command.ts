@@ -1,0 +1,17 @@
+// `legacy-gateway replay` as the replay tests run it: the command in this process, its stdout and stderr
+// captured, its exit code returned. Each test file passes the options and environment it is about.
+import { runReplayCommand } from '../../src/replay/run-command.js';
+
+export interface ReplayRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runReplayCaptured(file: string, options: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<ReplayRun> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env };
+  const code = await runReplayCommand(file, options, io);
+  return { code, stdout, stderr };
+}
