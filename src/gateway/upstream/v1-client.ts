@@ -3,6 +3,7 @@
 // timeout -> 504; not JSON -> 502). It never logs, and never puts the API key anywhere but the header.
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../shared/errors.js';
+import { CallDeadline } from './call-deadline.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
 
 export interface V1GetRequest {
@@ -124,10 +125,9 @@ export class V1Client implements V1Transport, V1Writer {
 
   /** One attempt. undici does not retry a request on its own, so a POST reaches v1 at most once. */
   private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined): Promise<V1Json> {
-    const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), this.timeoutMs);
+    const deadline = new CallDeadline(this.timeoutMs);
     try {
-      const res = await this.pool.request({ method, path, headers, body, signal: timer.signal });
+      const res = await this.pool.request({ method, path, headers, body, signal: deadline });
       const text = await res.body.text();
       const parsed = parseJson(text);
       if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -143,9 +143,9 @@ export class V1Client implements V1Transport, V1Writer {
       }
       throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.statusCode}`);
     } catch (err) {
-      throw this.asGatewayError(err, timer.signal.aborted);
+      throw this.asGatewayError(err, deadline.aborted);
     } finally {
-      clearTimeout(timeout);
+      deadline.clear();
     }
   }
 

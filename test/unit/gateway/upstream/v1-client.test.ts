@@ -1,6 +1,8 @@
 // The v1 client against a real HTTP peer: a reply it parsed carries the length of the text v1 sent, which
-// the response cache sizes its entry by.
+// the response cache sizes its entry by; UPSTREAM_TIMEOUT_MS bounds the whole call, the body included.
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CallDeadline } from '../../../../src/gateway/upstream/call-deadline.js';
 import { V1Client } from '../../../../src/gateway/upstream/v1-client.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../../helpers/recording-upstream.js';
 
@@ -10,6 +12,8 @@ let client: V1Client | undefined;
 afterEach(async () => {
   await client?.close();
   await upstream?.close();
+  client = undefined;
+  upstream = undefined;
 });
 
 describe('V1Client.getJson', () => {
@@ -24,5 +28,45 @@ describe('V1Client.getJson', () => {
     const reply = await client.getJson({ path: '/clients', query: {}, apiKey: 'k' });
     expect(reply).toEqual({ status: 200, body: { object: 'list', data: [{ id: 1, name: 'Zoë' }] }, textLength: text.length });
     expect(upstream.received.map((r) => r.url)).toEqual(['/api/v1/clients']);
+  });
+});
+
+describe('V1Client deadline', () => {
+  it('ends a call whose body still trickles at the deadline with a timeout, and stops reading it', async () => {
+    // Each chunk comes well within undici's idle-body timeout: only a deadline on the whole call ends it.
+    let written = 0;
+    let givenUp!: (chunks: number) => void;
+    const closed = new Promise<number>((resolve) => (givenUp = resolve));
+    upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"object":"list","data":[');
+      const more = setInterval(() => res.write(`{"id":${++written}},`), 40);
+      res.once('close', () => {
+        clearInterval(more);
+        givenUp(written);
+      });
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 150 });
+    await expect(client.getJson({ path: '/clients', query: {}, apiKey: 'k' })).rejects.toMatchObject({ code: 'LGW_UPSTREAM_TIMEOUT' });
+    // The upstream saw the call given up while it was still writing (it would write forever otherwise).
+    expect(await closed).toBeGreaterThan(0);
+  });
+});
+
+describe('CallDeadline', () => {
+  it('says abort once, at its time, and is aborted from then on', async () => {
+    const deadline = new CallDeadline(5);
+    expect(deadline.aborted).toBe(false);
+    await once(deadline, 'abort');
+    expect(deadline.aborted).toBe(true);
+    expect(deadline.listenerCount('abort')).toBe(0);
+  });
+
+  it('never says abort once cleared', async () => {
+    const deadline = new CallDeadline(1);
+    deadline.clear();
+    const said = await Promise.race([once(deadline, 'abort').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 30))]);
+    expect(said).toBe(false);
+    expect(deadline.aborted).toBe(false);
   });
 });
