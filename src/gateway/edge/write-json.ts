@@ -1,28 +1,19 @@
 // Writes a JSON reply: encoded once, its length known without another pass. Every route's success reply
-// goes out through here (errors through error-reply.ts). A reply nobody keeps goes out as its text, encoded
-// by the socket's write itself: a Buffer of it first would be one more copy of the whole reply (a 1000-record
-// list is about 400 KB) for the garbage collector.
+// goes out through here (errors through error-reply.ts). A reply kept elsewhere too (the reply cache) comes
+// as the bytes kept; one kept nowhere else comes as its text, encoded by the socket's write itself: a Buffer
+// of it first would be one more copy of the whole reply (a 1000-record list is about 400 KB).
 import type { ServerResponse } from 'node:http';
 
 export function writeJson(res: ServerResponse, status: number, body: unknown): void {
-  writeJsonBytes(res, status, Buffer.from(JSON.stringify(body)));
+  writeJsonReply(res, status, JSON.stringify(body));
 }
 
 /** Writes an already serialised JSON reply; nothing when the request was answered meanwhile (the
  * shutdown deadline answers a waiting request with a 503). */
-export function writeJsonBytes(res: ServerResponse, status: number, bytes: Buffer): void {
+export function writeJsonReply(res: ServerResponse, status: number, body: Buffer | string): void {
   if (res.headersSent) return;
   res.statusCode = status;
   res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', bytes.length);
-  res.end(bytes);
-}
-
-/** Writes a serialised JSON reply kept nowhere else, as text. */
-export function writeJsonText(res: ServerResponse, status: number, text: string): void {
-  if (res.headersSent) return;
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(text, 'utf8'));
-  res.end(text, 'utf8');
+  res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length);
+  res.end(body);
 }

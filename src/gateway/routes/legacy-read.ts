@@ -12,7 +12,7 @@ import type { Mapping } from '../../mapping/schema.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
-import { writeJsonBytes, writeJsonText } from '../edge/write-json.js';
+import { writeJsonReply } from '../edge/write-json.js';
 import type { RosterCache } from '../state/roster-cache.js';
 import type { WriteGenerations } from '../state/write-generations.js';
 import type { V1Transport } from '../upstream/v1-client.js';
@@ -70,10 +70,10 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
       if (stale) res.setHeader('warning', '110 - "Response is Stale"');
       // A method served without any v1 call (an operator file) has nothing to be fresh against: not kept.
       const keep = !stale && Number.isFinite(freshUntil) ? ctx.keepReply : undefined;
-      if (keep === undefined) return writeJsonText(res, 200, text);
+      if (keep === undefined) return writeJsonReply(res, 200, text);
       const bytes = Buffer.from(text);
       keep(bytes, freshUntil);
-      writeJsonBytes(res, 200, bytes);
+      writeJsonReply(res, 200, bytes);
     } catch (err) {
       if (!res.writableEnded) sendLegacyError(req, res, err);
     }

@@ -4,7 +4,7 @@
 // generation of the resource the method reads: never shared across keys, never served after a write of it.
 import { resourceRead } from '../../mapping/resources-touched.js';
 import { contextOf } from '../edge/request-context.js';
-import { writeJsonBytes } from '../edge/write-json.js';
+import { writeJsonReply } from '../edge/write-json.js';
 import { replyKey, type ReplyCache } from '../state/reply-cache.js';
 import type { WriteGenerations } from '../state/write-generations.js';
 import type { Step } from './step.js';
@@ -27,7 +27,7 @@ export function replyCacheStep(cache: ReplyCache, onHit: () => void, generations
       ctx.cacheHits++;
       ctx.label = route.label;
       onHit();
-      writeJsonBytes(res, 200, ready);
+      writeJsonReply(res, 200, ready);
     },
   };
 }
