@@ -13,6 +13,9 @@ type Goal = { atLeast: number } | { atMost: number };
 
 const UNIT = { x: 'x', ms: ' ms', MB: ' MB' } as const;
 
+/** CPU per cold listing of a 10,000-member team, under load: its target. */
+const COLD_TEAM_CPU_MS = 25;
+
 function figure(name: string, value: number | undefined, unit: keyof typeof UNIT, goal?: Goal, note = ''): void {
   const shown = value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(unit === 'x' ? 2 : unit === 'ms' ? 1 : 0)}${UNIT[unit]}`;
   let verdict = '';
@@ -83,7 +86,7 @@ export function printTeamListings(rows: Rows, rosterSizes: number[], connections
   for (const members of rosterSizes) {
     const row = rows(names.teamCold(members));
     const ms = row?.cpuUsPerRequest === undefined ? undefined : row.cpuUsPerRequest / 1000;
-    figure(`  CPU per cold listing, ${members} members`, ms, 'ms', members === 10_000 ? { atMost: 25 } : undefined, row ? `(${row.rps.toFixed(0)} listings/s)` : '');
+    figure(`  CPU per cold listing, ${members} members`, ms, 'ms', members === 10_000 ? { atMost: COLD_TEAM_CPU_MS } : undefined, row ? `(${row.rps.toFixed(0)} listings/s)` : '');
   }
   if (rosterSizes.includes(10_000)) {
     figure(`  peak RSS, ${connections} distinct keys listing 10,000 members at once`, rows(names.teamCold(10_000))?.rssMb, 'MB', connections >= 50 ? { atMost: 200 } : undefined);
@@ -149,6 +152,6 @@ export function printTranslationFloor(floor: TranslationFloor | undefined): void
   const { team } = floor;
   sayFigure(
     `  team listing, ${team.members.toLocaleString('en-US')} members: decode+parse / engine`,
-    `${ms(team.decodeParseMs)} / ${ms(team.engineMs)}  (every page read, sorted, cut; the cold listing's target under load: <= 25 ms)`,
+    `${ms(team.decodeParseMs)} / ${ms(team.engineMs)}  (every page read, sorted, cut; the cold listing's target under load: <= ${COLD_TEAM_CPU_MS} ms)`,
   );
 }
