@@ -3,7 +3,7 @@
 // definition of a legacy record: the gateway writes records with record-writer.ts, whose text must be
 // JSON.stringify of what this builds, byte for byte (a property test holds them together).
 import type { FieldSpec } from './record-schema.js';
-import { toLegacyValue, type NullPolicy } from './legacy-value.js';
+import { plainText, toLegacyValue, type NullPolicy } from './legacy-value.js';
 
 export type V1Record = Record<string, unknown>;
 export type LegacyRecord = Record<string, string | null>;
@@ -14,10 +14,7 @@ export const TEMPLATE_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** The v1 value behind one legacy field, before formatting (undefined = v1 has no such field). */
 export function sourceValue(spec: FieldSpec, record: V1Record): unknown {
   if (spec.derive) {
-    return spec.derive.template.replace(TEMPLATE_PLACEHOLDER, (_, name: string) => {
-      const v = record[name];
-      return v === null || v === undefined ? '' : String(v);
-    });
+    return spec.derive.template.replace(TEMPLATE_PLACEHOLDER, (_, name: string) => plainText(record[name]));
   }
   const key = spec.from ?? spec.name;
   return Object.hasOwn(record, key) ? record[key] : undefined;

@@ -24,6 +24,18 @@ export function toHourMinute(value: string): string {
   return m ? m[1]! : value;
 }
 
+/**
+ * A v1 value as plain text, the way derive templates, lookups and sort keys read it: as String() spells a
+ * scalar, an array's items joined by commas (a list field read as "a,b"), null or missing as ''. An object
+ * is its JSON: String() would throw on one JSON.parse made with a "toString" member of its own.
+ */
+export function plainText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map(plainText).join(',');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
 function toText(value: unknown): string {
   switch (typeof value) {
     case 'string':

@@ -4,6 +4,7 @@
 // itself compares numbers only: a listing of 10,000 costs no collator call per comparison.
 import type { V1Record } from './legacy-record.js';
 import type { SortKey } from './schema.js';
+import { plainText } from './legacy-value.js';
 import { collationRanks } from './text-collation.js';
 
 /** What a record sorts by for one key: a number (number keys), a text (text keys), or none. */
@@ -13,10 +14,10 @@ export function sortValue(record: V1Record, key: SortKey): SortValue {
   const v = record[key.field];
   if (v === null || v === undefined || v === '') return undefined;
   if (key.type === 'number') {
-    const n = typeof v === 'number' ? v : Number(v);
+    const n = typeof v === 'object' ? Number(plainText(v)) : Number(v);
     return Number.isFinite(n) ? n : undefined;
   }
-  return String(v);
+  return plainText(v);
 }
 
 /** One key's values as dense ranks from 0, in the key's order: equal values share a rank (texts by the

@@ -12,7 +12,7 @@
 // Pure; the functions never throw on odd v1 data, whatever it holds.
 import { jsonString } from './json-text.js';
 import { TEMPLATE_PLACEHOLDER, type V1Record } from './legacy-record.js';
-import { toLegacyValue, type NullPolicy } from './legacy-value.js';
+import { plainText, toLegacyValue, type NullPolicy } from './legacy-value.js';
 import type { FieldSpec } from './record-schema.js';
 
 export interface CompiledRecord {
@@ -87,7 +87,7 @@ function valueExpression(spec: FieldSpec, nulls: NullPolicy): string {
 const helpers = {
   hasOwn: Object.hasOwn,
   quote: jsonString,
-  derivedPart: (value: unknown): string => (value === null || value === undefined ? '' : String(value)),
+  derivedPart: plainText,
   /** A boolean, object or array in a text field: "1"/"0", else its JSON kept visible (toLegacyValue's rule). */
   otherText: (value: unknown): string => {
     const text = toLegacyValue(value, 'text', 'keep');

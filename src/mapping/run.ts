@@ -6,6 +6,7 @@
 // never a success.
 import { badRequest, GatewayError } from '../shared/errors.js';
 import type { V1Record } from './legacy-record.js';
+import { plainText } from './legacy-value.js';
 import { parseId, parsePage } from './paging.js';
 import { compileRecord, type CompiledRecord } from './record-writer.js';
 import { allRecordsReplyText, detailReplyText, listReplyText, recordsText } from './reply-text.js';
@@ -131,7 +132,7 @@ function checkLookupValue(key: LookupKey, value: string): string {
 function matches(key: LookupKey, record: V1Record, wanted: string): boolean {
   const actual = record[key.field!];
   if (actual === null || actual === undefined) return false;
-  const text = String(actual);
+  const text = plainText(actual);
   switch (key.match) {
     case 'equals':
       return text === wanted;

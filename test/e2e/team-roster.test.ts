@@ -85,4 +85,28 @@ describe('team listings: the sorted roster kept per key', () => {
     await fetchText(`${gateway.url}/api/meetourteam/10/5`, asKey('team-d'));
     expect(upstream.received).toHaveLength(6);
   });
+
+  it('sorts and writes values v1 should not send: objects with a "toString" of their own, arrays', async () => {
+    // As JSON.parse reads them: String() and Number() throw on the first kind.
+    const body = '{"data":[' +
+      '{"id":1,"first_name":{"toString":0},"priority":2},' +
+      '{"id":2,"first_name":"Ann","priority":{"toString":0}},' +
+      '{"id":3,"first_name":"Bo","priority":["1"]}' +
+      '],"total":3,"offset":0,"limit":1000,"has_more":false}';
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    const reply = await fetchText(`${uncached.url}/api/meetourteam/0/20`, asKey('team-odd'));
+    const none = '"admin_id":null';
+    const rest = '"last_name":null,"position":null,"excerpt":null';
+    expect([reply.status, reply.text]).toEqual([
+      200,
+      '{"status":"success","total":"3","response":[' +
+        `{${none},"pract_id":"3","pract_settings_id":null,"first_name":"Bo",${rest},"priority":"[\\"1\\"]","headshot_url":null},` +
+        `{${none},"pract_id":"1","pract_settings_id":null,"first_name":"{\\"toString\\":0}",${rest},"priority":"2","headshot_url":null},` +
+        `{${none},"pract_id":"2","pract_settings_id":null,"first_name":"Ann",${rest},"priority":"{\\"toString\\":0}","headshot_url":null}]}`,
+    ]);
+    expect(upstream.received.map((r) => r.url)).toEqual(['/api/v1/practitioners?offset=0&limit=1000']);
+  });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sortRecords } from '../../../src/mapping/record-order.js';
 import { referenceSortRecords } from './reference-order.js';
-import { anyNumber, anyText } from './v1-arbitraries.js';
+import { anyNumber, anyText, HOSTILE_OBJECTS } from './v1-arbitraries.js';
 
 describe('sortRecords', () => {
   const keys = [
@@ -22,6 +22,17 @@ describe('sortRecords', () => {
       { id: 8, priority: 10, first_name: 'adam' },
     ];
     expect(sortRecords(records, keys).map((r) => r.id)).toEqual([5, 8, 3, 1, 4, 6, 7, 2]);
+  });
+
+  it('reads an object as its JSON and an array as its items joined, where String() would throw', () => {
+    const records = [
+      { id: 1, priority: JSON.parse('{"toString":0}'), first_name: 'Ann' },
+      { id: 2, priority: ['1'], first_name: JSON.parse('{"toString":1}') },
+      { id: 3, priority: 1, first_name: ['Bo', 'b'] },
+      { id: 4, priority: 1, first_name: 'Bo' },
+    ];
+    // Priority: [1] and 1 are 1, the object has none (last). Names: "Bo,b" > "Bo" > '{"toString":1}'.
+    expect(sortRecords(records, keys).map((r) => r.id)).toEqual([2, 4, 3, 1]);
   });
 
   it('puts missing values first when the mapping says so', () => {
@@ -44,6 +55,7 @@ const anyName: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: anyText },
   { weight: 1, arbitrary: fc.constantFrom(null, '', undefined) },
   { weight: 1, arbitrary: fc.oneof(fc.integer({ min: -20, max: 20 }), anyNumber, fc.boolean()) },
+  { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_OBJECTS) },
 );
 
 const anyPriority: fc.Arbitrary<unknown> = fc.oneof(
@@ -51,6 +63,7 @@ const anyPriority: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(null, undefined, '', -0, 0, 0.5, 1e21, -1e-7, '2', ' 3 ', '1e1', '0x10', 'ten', 'NaN', true, false) },
   { weight: 1, arbitrary: anyNumber },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+  { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_OBJECTS) },
 );
 
 /** A roster in v1's order: ids ascending, each field present, null, empty or missing. */

@@ -1,16 +1,24 @@
 // The team listings' order as the gateway has always given it: a comparison sort calling the collator per
-// comparison. Kept verbatim as the reference the faster order (src/mapping/record-order.ts) is held to.
+// comparison. Kept as the reference the faster order (src/mapping/record-order.ts) is held to, with one
+// change: a value that is an object is read as its JSON, where String() and Number() threw on an object
+// with a "toString" member of its own (an array is still read as String() reads it, items joined by commas).
 import type { V1Record } from '../../../src/mapping/legacy-record.js';
 import type { SortKey } from '../../../src/mapping/schema.js';
+
+function textOf(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(textOf).join(',');
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
 
 function sortValue(record: V1Record, key: SortKey): number | string | undefined {
   const v = record[key.field];
   if (v === null || v === undefined || v === '') return undefined;
   if (key.type === 'number') {
-    const n = typeof v === 'number' ? v : Number(v);
+    const n = typeof v === 'object' ? Number(textOf(v)) : Number(v);
     return Number.isFinite(n) ? n : undefined;
   }
-  return String(v);
+  return textOf(v);
 }
 
 // Case- and accent-insensitive, as a database's default collation orders names ("Élodie" beside "Elena").

@@ -167,6 +167,17 @@ describe('lookup mappings', () => {
     expect((body.response as { id: string }).id).toBe('2');
   });
 
+  it('reads a list field sent as an array as its items, and skips an object it cannot match', async () => {
+    const odd = [
+      { id: 3, email: JSON.parse('{"toString":0}'), username: JSON.parse('{"toString":0}') },
+      { id: 4, email: ['c@example.com', 'D@example.com'], username: 'di' },
+    ];
+    const { deps } = fakeV1(() => list(odd));
+    const body = await runMapping(lookup, { segments: [], query: [['email', 'd@example.com']] }, deps);
+    expect(body).toEqual({ status: 'success', response: { id: '4', email: '["c@example.com","D@example.com"]', username: 'di' } });
+    await expect(runMapping(lookup, { segments: [], query: [['username', 'x']] }, deps)).rejects.toMatchObject({ code: 'LGW_NOT_FOUND', status: 404 });
+  });
+
   it('reads a detail record for id, and answers 404 when v1 has none', async () => {
     const { calls, deps } = fakeV1((c) => (c.path === '/clients/2' ? { object: 'client', ...clients[1] } : new GatewayError('LGW_UPSTREAM_ERROR', 'not found', { status: 404 })));
     expect((await runMapping(lookup, { segments: [], query: [['id', '2']] }, deps)).response).toEqual({ id: '2', email: 'a@example.com, B@Example.com', username: 'bo' });

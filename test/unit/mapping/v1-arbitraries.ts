@@ -24,6 +24,16 @@ export const anyNumber: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(-0, 0, 1.005, 45.005, -0.001, -12.345, 0.1 + 0.2, 1e21, 1e-7, 123456789012345680000, Number.MAX_SAFE_INTEGER + 2, Number.MAX_VALUE, Number.MIN_VALUE),
 );
 
+/** Objects and arrays that JSON.parse makes and String() cannot spell: members named as Object.prototype's. */
+export const HOSTILE_OBJECTS: readonly unknown[] = [
+  JSON.parse('{"toString":0}'),
+  JSON.parse('{"valueOf":1,"toString":"x"}'),
+  JSON.parse('{"toJSON":0,"a":1}'),
+  JSON.parse('[{"toString":null},2]'),
+  JSON.parse('["5"]'),
+  JSON.parse('[]'),
+];
+
 /** One v1 value: a scalar of any JSON type, or a nested object or array. */
 export const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: anyText },
@@ -32,6 +42,7 @@ export const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: fc.constant(null) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
   { weight: 1, arbitrary: fc.array(anyText, { maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_OBJECTS) },
 );
 
 /** A v1 record as JSON.parse makes one: own properties only (`__proto__` too), in the given order. */
