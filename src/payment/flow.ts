@@ -15,6 +15,7 @@
 // checks, clientNotCreated 5 at the new client, paymentFailed 8 at the payment POST, the one step that
 // could have charged. v1 is reached only through the injected ports. The payment POST is made at most
 // once and is never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
+import { plainText } from '../mapping/legacy-value.js';
 import { asV1Record } from '../mapping/v1-reply.js';
 import { GatewayError } from '../shared/errors.js';
 import { CLIENT_ID_FIELD, PAYMENT_CODES, internalFaultReply, reply, type LegacyPaymentReply, type PaymentCode } from './contract.js';
@@ -105,11 +106,11 @@ async function checkDiscount(ports: PaymentPorts, fields: LegacyFields, mapping:
   }
   // The gateway checks the code itself: a filter v1 ignores cannot make a wrong code valid.
   const found = list.find(
-    (d) => String(d[discount.codeField] ?? '').toLowerCase() === wanted && discount.activeValues.includes(String(d[discount.statusField])),
+    (d) => plainText(d[discount.codeField]).toLowerCase() === wanted && discount.activeValues.includes(plainText(d[discount.statusField])),
   );
   if (!found) throw new Stop(reply(PAYMENT_CODES.discountInvalid, messages.discountInvalid));
   const onlyFor = found[discount.serviceField];
-  if (onlyFor !== null && onlyFor !== undefined && String(onlyFor) !== (fields.service_id ?? '')) {
+  if (onlyFor !== null && onlyFor !== undefined && plainText(onlyFor) !== (fields.service_id ?? '')) {
     throw new Stop(reply(PAYMENT_CODES.discountInvalid, messages.discountWrongService));
   }
 }

@@ -319,6 +319,22 @@ describe('upstream faults on the payment POST (recording fake upstream)', () => 
     expect(calls()).toEqual(['POST /api/v1/clients']);
   });
 
+  it('code 7 when v1 lists discounts whose code, status or service is an object: no payment, no 500', async () => {
+    const odd = '{"object":"list","data":[' +
+      '{"object":"discount","id":1,"code":{"toString":0},"status":"active","service_id":null},' +
+      '{"object":"discount","id":2,"code":"SWIM5","status":{"toString":0},"service_id":null},' +
+      '{"object":"discount","id":3,"code":"SWIM5","status":"active","service_id":{"toString":0}}' +
+      '],"total":3,"offset":0,"limit":100,"has_more":false}';
+    fake.handle((req, res) => {
+      if (req.url.startsWith('/api/v1/clients/')) return json(res, 200, { object: 'client', id: 1 });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(odd);
+    });
+    const r = await pay(viaFake.url, { ...existing, discount: 'SWIM5' });
+    expect([r.status, r.text]).toEqual([200, '{"status":"failure","code":7,"response":"discount code is not valid for this service"}']);
+    expect(calls()).toEqual(['GET /api/v1/clients/1', 'GET /api/v1/discounts?code=SWIM5&offset=0&limit=100']);
+  });
+
   it('a v1 5xx while checking the client answers code 8 with that status, before any POST', async () => {
     fake.handle((_req, res) => json(res, 503, { error: { code: 'maintenance', message: 'Back soon.' } }));
     const r = await pay(viaFake.url, existing);
