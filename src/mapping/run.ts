@@ -1,6 +1,6 @@
 // Runs one mapping for one legacy call: checks the legacy input, asks v1 through the injected port,
 // and builds the legacy reply as JSON text. Knows no legacy method by name: everything specific is in the
-// mapping, compiled once (compileMapping) into the function that writes its records. It never does I/O
+// mapping, compiled once (compileMapping) into the function that builds its records. It never does I/O
 // itself; the only way out is `deps.v1Get` (and, for sorted lists, `deps.rosters`). A v1 reply of the wrong
 // shape (a list without `data`, a single record that is not an object carrying the requested id) is a 502,
 // never a success.
@@ -9,7 +9,7 @@ import type { V1Record } from './legacy-record.js';
 import { plainText } from './legacy-value.js';
 import { parseId, parsePage } from './paging.js';
 import { compileRecord, type CompiledRecord } from './record-writer.js';
-import { allRecordsReplyText, detailReplyText, listReplyText, recordsText } from './reply-text.js';
+import { allRecordsReplyText, detailReplyText, listReplyText } from './reply-text.js';
 import type {
   DetailMapping,
   ListMapping,
@@ -43,7 +43,7 @@ export interface EngineDeps {
 /** A reply as a value: what JSON.parse gives of the reply's text. */
 export type LegacyBody = Record<string, unknown>;
 
-/** A mapping ready to run: its record compiled, once, into the functions that write it as text. */
+/** A mapping ready to run: its record compiled, once, into the functions that build it. */
 export interface CompiledMapping {
   readonly mapping: Mapping;
   readonly record: CompiledRecord;
@@ -96,7 +96,7 @@ async function runList(mapping: ListMapping, record: CompiledRecord, call: Legac
     }),
   );
   const tz = mapping.timezone ? timezoneOf(mapping.timezone, list.data[0], deps) : undefined;
-  return listReplyText(list.total, recordsText(list.data.map((r) => record.write(r))), tz);
+  return listReplyText(list.total, list.data.map((r) => record.build(r)), tz);
 }
 
 /** Every v1 page, sorted as the mapping says (or the listing kept from an earlier call), then the legacy
@@ -106,7 +106,7 @@ async function runSortedList(mapping: SortedListMapping, record: CompiledRecord,
   if (!paged.ok) throw badRequest(paged.reason);
   const read = () => readSortedRoster(mapping, record, deps.v1Get);
   const roster = await (deps.rosters ? deps.rosters.roster(read) : read());
-  return listReplyText(rosterSize(roster), recordsText(cutRoster(roster, record, paged.page)), undefined);
+  return listReplyText(rosterSize(roster), cutRoster(roster, record, paged.page), undefined);
 }
 
 async function runDetail(mapping: DetailMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
@@ -115,7 +115,7 @@ async function runDetail(mapping: DetailMapping, record: CompiledRecord, call: L
   const { resource, query, idField } = mapping.source;
   const found = asV1Record(await deps.v1Get({ path: `/${resource}/${parsed.id}`, query: { ...query } }), { idField, id: parsed.id });
   const tz = mapping.timezone ? timezoneOf(mapping.timezone, found, deps) : undefined;
-  return detailReplyText(record.write(found), tz);
+  return detailReplyText(record.build(found), tz);
 }
 
 const WHOLE = /^\d{1,15}$/;
@@ -158,7 +158,7 @@ async function runLookup(mapping: LookupMapping, record: CompiledRecord, call: L
     if (key.via === 'detail') {
       try {
         const found = asV1Record(await deps.v1Get({ path: `/${resource}/${value}`, query: {} }), { idField, id: value });
-        return detailReplyText(record.write(found), undefined);
+        return detailReplyText(record.build(found), undefined);
       } catch (err) {
         if (err instanceof GatewayError && err.code === 'LGW_UPSTREAM_ERROR' && err.status === 404) {
           throw new GatewayError('LGW_NOT_FOUND', mapping.notFound);
@@ -195,7 +195,7 @@ async function findByFilters(
       await deps.v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } }),
     );
     const found = list.data.find((r) => keys.every(([key, value]) => matches(key, r, value)));
-    if (found) return detailReplyText(record.write(found), undefined);
+    if (found) return detailReplyText(record.build(found), undefined);
     if (!list.has_more || list.data.length === 0) break;
   }
   throw new GatewayError('LGW_NOT_FOUND', mapping.notFound);
@@ -205,5 +205,5 @@ async function runStatic(mapping: StaticMapping, record: CompiledRecord, call: L
   noSegments(call);
   const records = deps.staticRecords(mapping.source.setting);
   if (!records) throw new GatewayError('LGW_NOT_CONFIGURED', mapping.unavailable);
-  return allRecordsReplyText(recordsText(records.map((r) => record.write(r))));
+  return allRecordsReplyText(records.map((r) => record.build(r)));
 }

@@ -2,11 +2,12 @@
 // record reduced as its page arrives to what the listing needs (the values its legacy fields are written
 // from, and its sort values; the engine then lets go of the page, which only the response cache may still
 // hold), and the records put in the mapping's order.
-// A page of the legacy reply is a slice of it, written as text: writing all its records as text would
+// A page of the legacy reply is a slice of it, its records built then: building all of them would
 // allocate several times the roster's size. The gateway may keep a roster between calls through the
 // RosterStore port, so another cut of the same listing costs no v1 read and no sort. Pure: v1 is asked
 // through the engine's port; it never decides when a roster is read or how long it is kept.
 import { GatewayError } from '../shared/errors.js';
+import type { LegacyRecord } from './legacy-record.js';
 import type { Page } from './paging.js';
 import { sortOrder, sortValue, type SortValue } from './record-order.js';
 import type { CompiledRecord } from './record-writer.js';
@@ -80,9 +81,9 @@ export async function readSortedRoster(mapping: SortedListMapping, record: Compi
 /** The number of records in the roster. */
 export const rosterSize = (roster: SortedRoster): number => roster.order.length;
 
-/** One page of the listing: its records as legacy JSON text. */
-export function cutRoster(roster: SortedRoster, record: CompiledRecord, page: Page): string[] {
-  const texts: string[] = [];
-  for (const i of roster.order.subarray(page.offset, page.offset + page.limit)) texts.push(record.writePicked(roster.values, i * roster.width));
-  return texts;
+/** One page of the listing: its legacy records. */
+export function cutRoster(roster: SortedRoster, record: CompiledRecord, page: Page): LegacyRecord[] {
+  const records: LegacyRecord[] = [];
+  for (const i of roster.order.subarray(page.offset, page.offset + page.limit)) records.push(record.buildPicked(roster.values, i * roster.width));
+  return records;
 }

@@ -96,7 +96,7 @@ const CALLS = [
   '/api/services/0/5', '/api/service/1', '/api/sessions/0/5', '/api/session/1',
 ];
 
-const PAYMENTS = [
+const PAYMENTS: Array<Record<string, string>> = [
   { client_id: '1', revenue_amount: '45.50', send_email: '0' },
   { client_id: '1', revenue_amount: '45.50', send_email: '0', service_id: '2', discount: 'SWIM5', timezone: 'America/Chicago' },
   { first_name: 'Nia', last_name: 'Okafor', state: 'IL', country: 'US', status: 'active', revenue_amount: '30.00', send_email: '1', timezone: 'America/Chicago' },

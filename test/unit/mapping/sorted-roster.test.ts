@@ -28,7 +28,7 @@ describe('sorted roster', () => {
         const roster = await readSortedRoster(mapping, record, pagesOf(all));
         const sorted = [...all].sort((a, b) => a.n - b.n);
         expect(rosterSize(roster)).toBe(all.length);
-        expect(cutRoster(roster, record, { offset, limit })).toEqual(sorted.slice(offset, offset + limit).map((r) => record.write(r)));
+        expect(cutRoster(roster, record, { offset, limit })).toEqual(sorted.slice(offset, offset + limit).map((r) => record.build(r)));
         expect(roster.values).toHaveLength(all.length * record.width);
       }),
       { numRuns: 300 },
