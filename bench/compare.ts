@@ -2,8 +2,11 @@
 // two variants of the gateway (a built tree each, `--cli-a`/`--cli-b`, and/or Node flags and settings of
 // their own) under the same load, in alternating runs (A B, B A, ...), each started as `npm start` starts
 // it. On a shared machine one run moves by 10 to 20% with what else the machine does; alternating runs see
-// the same drift, so the medians of the two say whether a change of a few percent is real. Prints every run
-// and the medians of CPU per request, req/s and peak RSS (README: Benchmark).
+// the same drift, so the medians of the two say whether a change of a few percent is real. With
+// `--with-minimal`, the minimal reshaper (on a /api/clients/0/N path) runs in every round too, and each
+// variant's CPU per request is printed beside it: what the gateway pays on top of the least code that
+// gives the legacy reply. Prints every run and the medians of CPU per request, req/s and peak RSS (README:
+// Benchmark).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argValue } from './child-args.js';
@@ -15,6 +18,8 @@ import { readStartCommand } from './start-command.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
+
+type Name = 'A' | 'B' | 'minimal';
 
 interface Variant {
   name: 'A' | 'B';
@@ -49,30 +54,38 @@ async function main(): Promise<void> {
   const run = { durationS: Number(argValue('--duration', '5')), warmupS: Number(argValue('--warmup', '2')), rounds: 1, connections: Number(argValue('--connections', '50')) };
   const practitioners = argValue('--practitioners', '');
   const fake = await startChild('fake v1', path.join(here, 'fake-v1.js'), practitioners === '' ? [] : ['--practitioners', practitioners], 1500);
-  const results: Record<'A' | 'B', Measured[]> = { A: [], B: [] };
+  const withMinimal = process.argv.includes('--with-minimal');
+  const results: Record<Name, Measured[]> = { A: [], B: [], minimal: [] };
+  const requests = () => (keys === 'handful' ? handfulOfKeys(urlPath) : newKeyPerRequest(urlPath));
   try {
     const [a, b] = [variant('A'), variant('B')];
     for (let round = 0; round < rounds; round++) {
       console.log(`round ${round + 1} of ${rounds}`);
-      for (const v of round % 2 === 0 ? [a, b] : [b, a]) {
-        const launcher: GatewayLauncher = { cli: v.cli, lifetimeS: 300, start: readStartCommand(root) };
-        const gateway = await launchGateway(launcher, v.name, fake.url, { env: v.env, nodeArgs: v.flags });
+      const order: Array<Variant | 'minimal'> = round % 2 === 0 ? [a, b] : [b, a];
+      if (withMinimal) order.splice(round % 3, 0, 'minimal');
+      for (const v of order) {
+        const name: Name = v === 'minimal' ? v : v.name;
+        const target =
+          v === 'minimal'
+            ? await startChild('minimal reshaper', path.join(here, 'minimal-reshaper.js'), ['--upstream', fake.url], 300)
+            : await launchGateway({ cli: v.cli, lifetimeS: 300, start: readStartCommand(root) } satisfies GatewayLauncher, v.name, fake.url, { env: v.env, nodeArgs: v.flags });
         try {
-          const requests = keys === 'handful' ? handfulOfKeys(urlPath) : newKeyPerRequest(urlPath);
-          const row = await measure(run, { name: v.name, keys, path: urlPath }, gateway, { requests });
-          results[v.name].push(row);
+          results[name].push(await measure(run, { name, keys, path: urlPath }, target, { requests: requests() }));
         } finally {
-          await gateway.stop();
+          await target.stop();
         }
       }
     }
   } finally {
     await fake.stop();
   }
-  for (const name of ['A', 'B'] as const) {
-    const rows = results[name];
-    const of = (pick: (m: Measured) => number | undefined) => median(rows.map(pick).filter((n): n is number => n !== undefined)).toFixed(0);
-    console.log(`median ${name}: CPU ${of((m) => m.cpuUsPerRequest)} us/req, ${of((m) => m.rps)} req/s, peak RSS ${of((m) => m.rssMb)} MB`);
+  const medianOf = (name: Name, pick: (m: Measured) => number | undefined): number =>
+    median(results[name].map(pick).filter((n): n is number => n !== undefined));
+  const minimalCpu = withMinimal ? medianOf('minimal', (m) => m.cpuUsPerRequest) : undefined;
+  for (const name of withMinimal ? (['A', 'B', 'minimal'] as const) : (['A', 'B'] as const)) {
+    const cpu = medianOf(name, (m) => m.cpuUsPerRequest);
+    const beside = minimalCpu === undefined || name === 'minimal' ? '' : `, ${(cpu - minimalCpu).toFixed(0)} us/req on top of the minimal's (${(minimalCpu / cpu).toFixed(2)}x)`;
+    console.log(`median ${name}: CPU ${cpu.toFixed(0)} us/req, ${medianOf(name, (m) => m.rps).toFixed(0)} req/s, peak RSS ${medianOf(name, (m) => m.rssMb).toFixed(0)} MB${beside}`);
   }
 }
 
