@@ -320,15 +320,19 @@ describe('upstream faults on the payment POST (recording fake upstream)', () => 
   });
 
   it('code 7 when v1 lists discounts whose code, status or service is an object: no payment, no 500', async () => {
-    const odd = '{"object":"list","data":[' +
-      '{"object":"discount","id":1,"code":{"toString":0},"status":"active","service_id":null},' +
-      '{"object":"discount","id":2,"code":"SWIM5","status":{"toString":0},"service_id":null},' +
-      '{"object":"discount","id":3,"code":"SWIM5","status":"active","service_id":{"toString":0}}' +
-      '],"total":3,"offset":0,"limit":100,"has_more":false}';
+    // Members named toString, as JSON.parse makes them: String() throws on such an object.
+    const odd = { toString: 0 };
     fake.handle((req, res) => {
       if (req.url.startsWith('/api/v1/clients/')) return json(res, 200, { object: 'client', id: 1 });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(odd);
+      json(
+        res,
+        200,
+        v1List([
+          { object: 'discount', id: 1, code: odd, status: 'active', service_id: null },
+          { object: 'discount', id: 2, code: 'SWIM5', status: odd, service_id: null },
+          { object: 'discount', id: 3, code: 'SWIM5', status: 'active', service_id: odd },
+        ]),
+      );
     });
     const r = await pay(viaFake.url, { ...existing, discount: 'SWIM5' });
     expect([r.status, r.text]).toEqual([200, '{"status":"failure","code":7,"response":"discount code is not valid for this service"}']);

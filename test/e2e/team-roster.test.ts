@@ -87,16 +87,14 @@ describe('team listings: the sorted roster kept per key', () => {
   });
 
   it('sorts and writes values v1 should not send: objects with a "toString" of their own, arrays', async () => {
-    // As JSON.parse reads them: String() and Number() throw on the first kind.
-    const body = '{"data":[' +
-      '{"id":1,"first_name":{"toString":0},"priority":2},' +
-      '{"id":2,"first_name":"Ann","priority":{"toString":0}},' +
-      '{"id":3,"first_name":"Bo","priority":["1"]}' +
-      '],"total":3,"offset":0,"limit":1000,"has_more":false}';
-    upstream.handle((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-    });
+    // Members named toString, as JSON.parse makes them: String() and Number() throw on such an object.
+    const odd = { toString: 0 };
+    const data = [
+      { id: 1, first_name: odd, priority: 2 },
+      { id: 2, first_name: 'Ann', priority: odd },
+      { id: 3, first_name: 'Bo', priority: ['1'] },
+    ];
+    upstream.handle((_req, res) => json(res, 200, v1List(data, { limit: 1000 })));
     const reply = await fetchText(`${uncached.url}/api/meetourteam/0/20`, asKey('team-odd'));
     const none = '"admin_id":null';
     const rest = '"last_name":null,"position":null,"excerpt":null';
