@@ -1,7 +1,8 @@
 // Builds one legacy record from one v1 record, field by field in the mapping's (the reference's) order.
 // Pure: no I/O, never throws on odd v1 data; v1's `object` field is never copied. This is the readable
-// definition of a legacy record: the gateway writes records with record-writer.ts, whose text must be
-// JSON.stringify of what this builds, byte for byte (a property test holds them together).
+// definition of a legacy record: the gateway builds records with the functions record-writer.ts compiles,
+// whose JSON text must be JSON.stringify of what this builds, byte for byte (a property test holds them
+// together).
 import type { FieldSpec } from './record-schema.js';
 import { plainText, toLegacyValue, type NullPolicy } from './legacy-value.js';
 
