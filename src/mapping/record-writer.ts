@@ -14,8 +14,8 @@
 // Why an object and not the text itself: written piece by piece, a record's text cost a string per piece
 // and a flat copy of the whole when written out; V8's JSON.stringify writes the reply in one pass. Under
 // load (50 connections, a new key per request, the cache off) the reply built this way allocated 70 KB
-// per 10-record request against 79 KB, and took 11% less CPU at 10 records and 3 to 18% less at 100 and
-// 1000 (npm run bench:compare, medians of alternating runs).
+// per 10-record request against 79 KB, and took 11% less CPU at 10 records, 3% less at 100 and 24% less
+// at 1000 (npm run bench:compare, medians of 5 alternating runs).
 // Pure; the functions never throw on odd v1 data, whatever it holds.
 import { TEMPLATE_PLACEHOLDER, type LegacyRecord, type V1Record } from './legacy-record.js';
 import { plainText, toLegacyValue, type NullPolicy } from './legacy-value.js';
@@ -33,7 +33,7 @@ export interface CompiledRecord {
   buildPicked(values: readonly unknown[], at: number): LegacyRecord;
 }
 
-/** One field of the text: its legacy name and the spec its value comes from. */
+/** One field of the legacy record: its legacy name and the spec its value comes from. */
 interface Slot {
   name: string;
   spec: FieldSpec;
