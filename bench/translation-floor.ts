@@ -9,11 +9,13 @@ import path from 'node:path';
 import { client, listText, practitioner } from './fake-records.js';
 import { reshapeList, type V1ListPage } from './minimal-reshape.js';
 
-type V1Get = (call: { path: string; query: Record<string, string> }) => Promise<unknown>;
+/** The engine's port: each reply handed off in a box it takes once (src/shared/hand-off.ts). */
+type V1Get = (call: { path: string; query: Record<string, string> }) => Promise<{ take(): unknown }>;
+const boxed = (value: unknown) => ({ take: () => value });
 type Call = { segments: string[]; query: Array<[string, string]> };
 interface Engine {
   compileMapping(mapping: unknown): unknown;
-  runMappingText(compiled: unknown, call: Call, deps: { v1Get: V1Get; accountTimezone: undefined; staticRecords: () => undefined }): Promise<string>;
+  runMappingText(compiled: unknown, call: Call, deps: { v1Get: V1Get; accountTimezone: undefined; staticRecords: () => undefined }): Promise<{ take(): string }>;
 }
 interface Loader {
   loadMappingDirectorySync(dir: string): { reads: ReadonlyMap<string, unknown> };
@@ -67,7 +69,7 @@ export async function measureTranslationFloor(distDir: string, mappingsDir: stri
   for (const records of [10, 100, 1000]) {
     const bytes = Buffer.from(listText(100_000, 0, records, client));
     const call: Call = { segments: ['0', String(records)], query: [] };
-    const v1Get: V1Get = async () => decodeParse(bytes);
+    const v1Get: V1Get = async () => boxed(decodeParse(bytes));
     lists.push({
       records,
       decodeParseMs: await timeOf(() => decodeParse(bytes)),
@@ -77,7 +79,7 @@ export async function measureTranslationFloor(distDir: string, mappingsDir: stri
   }
   const members = 10_000;
   const pages = teamPages(members);
-  const pageOf: V1Get = async ({ query }) => decodeParse(pages.get(query.offset ?? '0')!);
+  const pageOf: V1Get = async ({ query }) => boxed(decodeParse(pages.get(query.offset ?? '0')!));
   const team = compiled('meetourteam');
   const teamCall: Call = { segments: ['0', '20'], query: [] };
   return {

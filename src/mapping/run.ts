@@ -1,10 +1,12 @@
 // Runs one mapping for one legacy call: checks the legacy input, asks v1 through the injected port,
-// and builds the legacy reply as JSON text. Knows no legacy method by name: everything specific is in the
+// and builds the legacy reply as JSON text, handed off (shared/hand-off.ts: v1's replies come in, and the
+// text goes out, in boxes the receiver empties). Knows no legacy method by name: everything specific is in the
 // mapping, compiled once (compileMapping) into the function that builds its records. It never does I/O
 // itself; the only way out is `deps.v1Get` (and, for sorted lists, `deps.rosters`). A v1 reply of the wrong
 // shape (a list without `data`, a single record that is not an object carrying the requested id) is a 502,
 // never a success.
 import { badRequest, GatewayError } from '../shared/errors.js';
+import { handOff, type HandOff } from '../shared/hand-off.js';
 import type { V1Record } from './legacy-record.js';
 import { plainText } from './legacy-value.js';
 import { parseId, parsePage } from './paging.js';
@@ -53,8 +55,8 @@ export function compileMapping(mapping: Mapping): CompiledMapping {
   return { mapping, record: compileRecord(mapping.record.fields, mapping.record.nulls) };
 }
 
-/** The legacy reply's JSON text, exactly what JSON.stringify of the reply as a value gives. */
-export async function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<string> {
+/** The legacy reply's JSON text, exactly what JSON.stringify of the reply as a value gives, handed off. */
+export async function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   const { mapping, record } = compiled;
   switch (mapping.kind) {
     case 'list':
@@ -73,7 +75,7 @@ export async function runMappingText(compiled: CompiledMapping, call: LegacyCall
 /** The legacy reply as a value (the mapping compiled for this one call): for tests and tools; the gateway
  * compiles each mapping once and writes the text. */
 export async function runMapping(mapping: Mapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
-  return JSON.parse(await runMappingText(compileMapping(mapping), call, deps)) as LegacyBody;
+  return JSON.parse((await runMappingText(compileMapping(mapping), call, deps)).take()) as LegacyBody;
 }
 
 function noSegments(call: LegacyCall): void {
@@ -86,36 +88,38 @@ function timezoneOf(spec: TimezoneSpec, first: V1Record | undefined, deps: Engin
   return deps.accountTimezone ?? spec.fallback;
 }
 
-async function runList(mapping: ListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
+async function runList(mapping: ListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
   const list = asV1List(
-    await deps.v1Get({
-      path: `/${mapping.source.resource}`,
-      query: { ...mapping.source.query, offset: String(paged.page.offset), limit: String(paged.page.limit) },
-    }),
+    (
+      await deps.v1Get({
+        path: `/${mapping.source.resource}`,
+        query: { ...mapping.source.query, offset: String(paged.page.offset), limit: String(paged.page.limit) },
+      })
+    ).take(),
   );
   const tz = mapping.timezone ? timezoneOf(mapping.timezone, list.data[0], deps) : undefined;
-  return listReplyText(list.total, list.data.map((r) => record.build(r)), tz);
+  return handOff(listReplyText(list.total, list.data.map((r) => record.build(r)), tz));
 }
 
 /** Every v1 page, sorted as the mapping says (or the listing kept from an earlier call), then the legacy
  * page cut from the whole listing. */
-async function runSortedList(mapping: SortedListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
+async function runSortedList(mapping: SortedListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
   const read = () => readSortedRoster(mapping, record, deps.v1Get);
   const roster = await (deps.rosters ? deps.rosters.roster(read) : read());
-  return listReplyText(rosterSize(roster), cutRoster(roster, record, paged.page), undefined);
+  return handOff(listReplyText(rosterSize(roster), cutRoster(roster, record, paged.page), undefined));
 }
 
-async function runDetail(mapping: DetailMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
+async function runDetail(mapping: DetailMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   const parsed = parseId(call.segments);
   if (!parsed.ok) throw badRequest(parsed.reason);
   const { resource, query, idField } = mapping.source;
-  const found = asV1Record(await deps.v1Get({ path: `/${resource}/${parsed.id}`, query: { ...query } }), { idField, id: parsed.id });
+  const found = asV1Record((await deps.v1Get({ path: `/${resource}/${parsed.id}`, query: { ...query } })).take(), { idField, id: parsed.id });
   const tz = mapping.timezone ? timezoneOf(mapping.timezone, found, deps) : undefined;
-  return detailReplyText(record.build(found), tz);
+  return handOff(detailReplyText(record.build(found), tz));
 }
 
 const WHOLE = /^\d{1,15}$/;
@@ -147,7 +151,7 @@ function matches(key: LookupKey, record: V1Record, wanted: string): boolean {
   }
 }
 
-async function runLookup(mapping: LookupMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
+async function runLookup(mapping: LookupMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   noSegments(call);
   const { resource, idField } = mapping.source;
   // The first exclusive key to appear in the query string wins (legacy rule 1).
@@ -157,8 +161,8 @@ async function runLookup(mapping: LookupMapping, record: CompiledRecord, call: L
     const value = checkLookupValue(key, raw);
     if (key.via === 'detail') {
       try {
-        const found = asV1Record(await deps.v1Get({ path: `/${resource}/${value}`, query: {} }), { idField, id: value });
-        return detailReplyText(record.build(found), undefined);
+        const found = asV1Record((await deps.v1Get({ path: `/${resource}/${value}`, query: {} })).take(), { idField, id: value });
+        return handOff(detailReplyText(record.build(found), undefined));
       } catch (err) {
         if (err instanceof GatewayError && err.code === 'LGW_UPSTREAM_ERROR' && err.status === 404) {
           throw new GatewayError('LGW_NOT_FOUND', mapping.notFound);
@@ -185,25 +189,25 @@ async function findByFilters(
   record: CompiledRecord,
   keys: Array<[LookupKey, string]>,
   deps: EngineDeps,
-): Promise<string> {
+): Promise<HandOff<string>> {
   const { resource, pageSize, maxPages } = mapping.source;
   const query: Record<string, string> = { ...mapping.source.query };
   for (const [key, value] of keys) query[key.filter!] = value;
   // Reads on until a record passes the gateway's own check: a filter v1 ignores cannot pick the wrong one.
   for (let page = 0; page < maxPages; page++) {
     const list = asV1List(
-      await deps.v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } }),
+      (await deps.v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } })).take(),
     );
     const found = list.data.find((r) => keys.every(([key, value]) => matches(key, r, value)));
-    if (found) return detailReplyText(record.build(found), undefined);
+    if (found) return handOff(detailReplyText(record.build(found), undefined));
     if (!list.has_more || list.data.length === 0) break;
   }
   throw new GatewayError('LGW_NOT_FOUND', mapping.notFound);
 }
 
-async function runStatic(mapping: StaticMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<string> {
+async function runStatic(mapping: StaticMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   noSegments(call);
   const records = deps.staticRecords(mapping.source.setting);
   if (!records) throw new GatewayError('LGW_NOT_CONFIGURED', mapping.unavailable);
-  return allRecordsReplyText(records.map((r) => record.build(r)));
+  return handOff(allRecordsReplyText(records.map((r) => record.build(r))));
 }

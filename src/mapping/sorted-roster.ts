@@ -63,7 +63,7 @@ export async function readSortedRoster(mapping: SortedListMapping, record: Compi
   let count = 0;
   for (let page = 0; page < maxPages; page++) {
     const list = asV1List(
-      await v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } }),
+      (await v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } })).take(),
     );
     for (const v1Record of list.data) {
       record.pick(v1Record, values);

@@ -12,8 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/gateway/config.js';
@@ -23,12 +21,7 @@ import { runReplay, type ReplayRunResult } from '../../src/replay/runner.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { createLogger } from '../../src/gateway/logging.js';
 import { startServing } from '../../src/commands/serving.js';
-
-/** A full GC before each sample, so the figure is the live heap, not V8's lazy collection schedule. */
-function collectGarbage(): () => void {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-}
+import { collectGarbage } from '../helpers/collect-garbage.js';
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
 
@@ -138,6 +131,7 @@ describe('replaying 100k entries', () => {
 
   it('keeps memory flat and gets every entry right', async () => {
     const samples: Array<{ done: number; heapUsed: number; rss: number }> = [];
+    // A full GC before each sample, so the figure is the live heap, not V8's lazy collection schedule.
     const gc = collectGarbage();
     const report = await createJsonReportWriter(path.join(dir, 'report.json'));
     const started = performance.now();

@@ -9,6 +9,7 @@ import { pairRecords, v1RecordsBehind } from '../../src/replay/propose/call-reco
 import { entryEvidence, legacyCallOf, recordFieldOf } from '../../src/replay/propose/entry-evidence.js';
 import type { ReportEntry } from '../../src/replay/report-entry.js';
 import { GatewayError } from '../../src/shared/errors.js';
+import { handOff } from '../../src/shared/hand-off.js';
 import { NumberLiteral, type JsonValue } from '../../src/shared/json-exact.js';
 
 const mappings = await loadMappingFiles(SHIPPED_MAPPINGS_DIR);
@@ -89,7 +90,7 @@ describe('v1 records behind a call', () => {
     const compiled = compileMapping(mappings.get('client')!);
     const read = await v1RecordsBehind(compiled, { segments: [], query: [['email', 'g@x.org']] }, async (call) => {
       asked.push(call);
-      return { object: 'list', total: 2, has_more: false, data: [{ id: 7, email: 'a@x.org' }, { id: 8, email: 'g@x.org' }] };
+      return handOff({ object: 'list', total: 2, has_more: false, data: [{ id: 7, email: 'a@x.org' }, { id: 8, email: 'g@x.org' }] });
     });
     expect(asked).toEqual([{ path: '/clients', query: { email: 'g@x.org', offset: '0', limit: '1000' } }]);
     expect(read).toEqual({ records: [{ id: 7, email: 'a@x.org' }, { id: 8, email: 'g@x.org' }] });

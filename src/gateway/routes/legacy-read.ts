@@ -9,13 +9,14 @@ import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall } from '../../mapping/run.js';
 import { resourceRead } from '../../mapping/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
+import { handOff } from '../../shared/hand-off.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
 import { writeJsonReply } from '../edge/write-json.js';
 import type { RosterCache } from '../state/roster-cache.js';
 import type { WriteGenerations } from '../state/write-generations.js';
-import type { V1Transport } from '../upstream/v1-client.js';
+import { takeBody, type V1Transport } from '../upstream/v1-client.js';
 
 export interface LegacyReadDeps {
   transport: V1Transport;
@@ -43,14 +44,14 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
     // The reply may be kept as long as every v1 reply it is built from stays fresh in the cache.
     let freshUntil = Number.POSITIVE_INFINITY;
     try {
-      const text = await runMappingText(compiled, call, {
+      const legacyReply = await runMappingText(compiled, call, {
         accountTimezone: deps.accountTimezone,
         staticRecords: deps.staticRecords,
         v1Get: async (v1Call) => {
           const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation }));
           stale ||= reply.servedFrom === 'stale';
           freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
-          return reply.body;
+          return handOff(takeBody(reply));
         },
         rosters: rosterPort?.(
           apiKey,
@@ -64,6 +65,7 @@ export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
           generation?.token,
         ),
       });
+      const text = legacyReply.take();
       // Answered meanwhile (the shutdown deadline): nothing more to write.
       if (res.headersSent) return;
       // Stale-if-error: an upstream fault was answered from a reply cached within the last hour.

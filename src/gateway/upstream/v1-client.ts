@@ -3,6 +3,7 @@
 // timeout -> 504; not JSON -> 502). It never logs, and never puts the API key anywhere but the header.
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../shared/errors.js';
+import { readBodyText } from './body-text.js';
 import { CallDeadline } from './call-deadline.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
 
@@ -34,7 +35,16 @@ export interface V1Json {
   textLength?: number;
 }
 
-/** The seam the hardening layers (retry, cache, single-flight) wrap: same contract in, same out. */
+/** The reply's body, which the reply then forgets (why: shared/hand-off.ts). For the reply's owner: each
+ * caller of getJson owns the reply it is given. */
+export function takeBody(reply: V1Json): unknown {
+  const body = reply.body;
+  reply.body = undefined;
+  return body;
+}
+
+/** The seam the hardening layers (retry, cache, single-flight) wrap: same contract in, same out. Each
+ * caller gets a reply object of its own, which it may empty with takeBody. */
 export interface V1Transport {
   getJson(request: V1GetRequest): Promise<V1Json>;
 }
@@ -128,7 +138,7 @@ export class V1Client implements V1Transport, V1Writer {
     const deadline = new CallDeadline(this.timeoutMs);
     try {
       const res = await this.pool.request({ method, path, headers, body, signal: deadline });
-      const text = await res.body.text();
+      const text = (await readBodyText(res.body)).take();
       const parsed = parseJson(text);
       if (res.statusCode >= 200 && res.statusCode < 300) {
         if (!parsed.ok) throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');

@@ -6,6 +6,7 @@
 import type { V1Record } from '../../mapping/legacy-record.js';
 import { runMappingText, type CompiledMapping, type LegacyCall } from '../../mapping/run.js';
 import type { V1Get } from '../../mapping/v1-reply.js';
+import { handOff } from '../../shared/hand-off.js';
 import { v1IdFieldOf, type RecordedRecord } from './entry-evidence.js';
 
 export interface CallRecords {
@@ -32,9 +33,9 @@ export async function v1RecordsBehind(compiled: CompiledMapping, call: LegacyCal
   let error: string | undefined;
   const keeping: V1Get = async (v1Call) => {
     try {
-      const body = await v1Get(v1Call);
+      const body = (await v1Get(v1Call)).take();
       records.push(...recordsOfReply(body));
-      return body;
+      return handOff(body);
     } catch (err) {
       error ??= (err as Error).message;
       throw err;

@@ -4,6 +4,7 @@
 // many differing calls stand on it. It never logs, and its errors never carry the key.
 import { V1Client } from '../../gateway/upstream/v1-client.js';
 import type { V1Get } from '../../mapping/v1-reply.js';
+import { handOff } from '../../shared/hand-off.js';
 
 export interface V1Reader {
   get: V1Get;
@@ -25,7 +26,8 @@ export function createV1Reader(baseUrl: string, apiKey: string | undefined, time
         reply = client.getJson({ path: call.path, query: call.query, apiKey }).then((r) => r.body);
         replies.set(key, reply);
       }
-      return reply;
+      // The same body for every call on this URL: each is given a box of its own.
+      return reply.then(handOff);
     },
     close: () => client.close(),
   };

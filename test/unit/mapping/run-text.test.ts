@@ -11,8 +11,12 @@ import { compileMapping, runMappingText, type EngineDeps } from '../../../src/ma
 import type { Mapping, SortedListMapping } from '../../../src/mapping/schema.js';
 import type { RosterStore, SortedRoster } from '../../../src/mapping/sorted-roster.js';
 import type { V1Call } from '../../../src/mapping/v1-reply.js';
+import { handOff } from '../../../src/shared/hand-off.js';
 import { referenceSortRecords } from './reference-order.js';
 import { anyNumber, anyText, anyValue, recordOf, sourceNames } from './v1-arbitraries.js';
+
+/** The reply's text, taken from its box. */
+const textOf = async (...args: Parameters<typeof runMappingText>) => (await runMappingText(...args)).take();
 
 const MAPPINGS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'mappings');
 const shipped = loadMappingDirectorySync(MAPPINGS).reads;
@@ -30,7 +34,7 @@ function deps(answer: (call: V1Call) => unknown, extra: Partial<EngineDeps> = {}
     calls,
     v1Get: async (call) => {
       calls.push(call);
-      return answer(call);
+      return handOff(answer(call));
     },
     accountTimezone: undefined,
     staticRecords: () => undefined,
@@ -48,7 +52,7 @@ describe('list replies', () => {
     const compiled = compileMapping(mapping);
     fc.assert(
       fc.asyncProperty(recordsFor(mapping, 6), fc.nat(), fc.option(anyText, { nil: undefined }), async (data, total, accountTimezone) => {
-        const text = await runMappingText(compiled, { segments: [], query: [] }, deps(() => ({ total, has_more: false, data }), { accountTimezone }));
+        const text = await textOf(compiled, { segments: [], query: [] }, deps(() => ({ total, has_more: false, data }), { accountTimezone }));
         const first = data[0]?.timezone;
         const body: Record<string, unknown> = { status: 'success', total: String(total) };
         if (mapping.timezone) body.timezone = typeof first === 'string' && first !== '' ? first : (accountTimezone ?? mapping.timezone.fallback);
@@ -67,7 +71,7 @@ describe('detail, lookup and static replies', () => {
     await fc.assert(
       fc.asyncProperty(recordsFor(mapping, 1), fc.oneof(anyText, anyNumber), async ([record], tz) => {
         const found = { ...record, id: 7, timezone: tz };
-        const text = await runMappingText(compiled, { segments: ['7'], query: [] }, deps(() => found));
+        const text = await textOf(compiled, { segments: ['7'], query: [] }, deps(() => found));
         const timezone = typeof tz === 'string' && tz !== '' ? tz : mapping.timezone!.fallback;
         expect(text).toBe(JSON.stringify({ status: 'success', timezone, response: legacy(mapping, found) }));
       }),
@@ -78,14 +82,14 @@ describe('detail, lookup and static replies', () => {
   it('client: the record a lookup finds', async () => {
     const mapping = method('client', 'lookup');
     const found = { id: 3, email: 'a"b@example.com', username: 'x\u2028', hide_costs: true, address2: null };
-    const text = await runMappingText(compileMapping(mapping), { segments: [], query: [['id', '3']] }, deps(() => found));
+    const text = await textOf(compileMapping(mapping), { segments: [], query: [['id', '3']] }, deps(() => found));
     expect(text).toBe(JSON.stringify({ status: 'success', response: legacy(mapping, found) }));
   });
 
   it('testimonials: every record of the operator file', async () => {
     const mapping = method('testimonials', 'static');
     const records = [{ id: 1, testimonial: '<b>"Great"</b>\n' }, { id: 2 }];
-    const text = await runMappingText(compileMapping(mapping), { segments: [], query: [] }, deps(() => undefined, { staticRecords: () => records }));
+    const text = await textOf(compileMapping(mapping), { segments: [], query: [] }, deps(() => undefined, { staticRecords: () => records }));
     expect(text).toBe(JSON.stringify({ status: 'success', response: records.map((r) => legacy(mapping, r)) }));
   });
 });
@@ -123,7 +127,7 @@ describe('team listings (sorted lists)', () => {
     await fc.assert(
       fc.asyncProperty(teamRoster(shippedMapping), fc.integer({ min: 1, max: 25 }), fc.nat(70), fc.integer({ min: 1, max: 100 }), async (all, pageSize, offset, limit) => {
         const mapping: SortedListMapping = { ...shippedMapping, source: { ...shippedMapping.source, pageSize } };
-        const text = await runMappingText(compileMapping(mapping), { segments: [String(offset), String(limit)], query: [] }, deps(pagesOf(all)));
+        const text = await textOf(compileMapping(mapping), { segments: [String(offset), String(limit)], query: [] }, deps(pagesOf(all)));
         const sorted = referenceSortRecords(all, mapping.sort);
         const response = sorted.slice(offset, offset + Math.min(limit, mapping.paging.max)).map((r) => legacy(mapping, r));
         expect(text).toBe(JSON.stringify({ status: 'success', total: String(all.length), response }));
@@ -138,23 +142,23 @@ describe('team listings (sorted lists)', () => {
     const all = Array.from({ length: 45 }, (_, i) => ({ id: i + 1, first_name: ['Zoë', 'élodie', 'Al', "O'Neil"][i % 4], priority: i % 3 }));
     const store = oneRosterStore();
     const first = deps(pagesOf(all), { rosters: store });
-    const fresh = await runMappingText(compiled, { segments: ['0', '10'], query: [] }, first);
+    const fresh = await textOf(compiled, { segments: ['0', '10'], query: [] }, first);
     expect([first.calls.length, store.reads]).toEqual([1, 1]);
     for (const cut of [['10', '10'], ['40', '10'], ['45'], ['0', '100']]) {
       const again = deps(pagesOf(all), { rosters: store });
-      const kept = await runMappingText(compiled, { segments: cut, query: [] }, again);
-      const read = await runMappingText(compiled, { segments: cut, query: [] }, deps(pagesOf(all)));
+      const kept = await textOf(compiled, { segments: cut, query: [] }, again);
+      const read = await textOf(compiled, { segments: cut, query: [] }, deps(pagesOf(all)));
       expect(kept).toBe(read);
       expect([again.calls.length, store.reads]).toEqual([0, 1]);
     }
-    expect(fresh).toBe(await runMappingText(compiled, { segments: ['0', '10'], query: [] }, deps(pagesOf(all))));
+    expect(fresh).toBe(await textOf(compiled, { segments: ['0', '10'], query: [] }, deps(pagesOf(all))));
   });
 
   it('hands the store a failing read as it fails: nothing to keep', async () => {
     const mapping: SortedListMapping = { ...method('meetourteam', 'sorted-list'), source: { resource: 'practitioners', pageSize: 2, maxPages: 3 } };
     const store = oneRosterStore();
     const endless = deps(() => ({ total: 9, has_more: true, data: [{ id: 1 }] }), { rosters: store });
-    await expect(runMappingText(compileMapping(mapping), { segments: [], query: [] }, endless)).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY' });
+    await expect(textOf(compileMapping(mapping), { segments: [], query: [] }, endless)).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY' });
     expect([store.reads, store.kept]).toEqual([1, undefined]);
   });
 });

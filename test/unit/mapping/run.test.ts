@@ -4,6 +4,7 @@ import { validateMappingSet } from '../../../src/mapping/mapping-set.js';
 import type { Mapping } from '../../../src/mapping/schema.js';
 import { runMapping, type EngineDeps } from '../../../src/mapping/run.js';
 import type { V1Call } from '../../../src/mapping/v1-reply.js';
+import { handOff } from '../../../src/shared/hand-off.js';
 
 /** A v1 port answering from a function, remembering every call. */
 function fakeV1(answer: (call: V1Call) => unknown) {
@@ -13,7 +14,7 @@ function fakeV1(answer: (call: V1Call) => unknown) {
       calls.push(call);
       const out = answer(call);
       if (out instanceof Error) throw out;
-      return out;
+      return handOff(out);
     },
     accountTimezone: undefined,
     staticRecords: () => undefined,

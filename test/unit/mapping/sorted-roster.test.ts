@@ -4,6 +4,7 @@ import { compileRecord } from '../../../src/mapping/record-writer.js';
 import type { SortedListMapping } from '../../../src/mapping/schema.js';
 import { cutRoster, readSortedRoster, rosterSize } from '../../../src/mapping/sorted-roster.js';
 import type { V1Call } from '../../../src/mapping/v1-reply.js';
+import { handOff } from '../../../src/shared/hand-off.js';
 import { anyText } from './v1-arbitraries.js';
 
 const mapping = {
@@ -17,7 +18,7 @@ const record = compileRecord(mapping.record.fields, 'keep');
 
 const pagesOf = (all: readonly object[]) => async (call: V1Call) => {
   const [offset, limit] = [Number(call.query.offset), Number(call.query.limit)];
-  return { total: all.length, has_more: offset + limit < all.length, data: all.slice(offset, offset + limit) };
+  return handOff({ total: all.length, has_more: offset + limit < all.length, data: all.slice(offset, offset + limit) });
 };
 
 describe('sorted roster', () => {

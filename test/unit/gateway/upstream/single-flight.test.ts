@@ -1,8 +1,9 @@
 // Single-flight: N identical concurrent GETs make one upstream call and all get its outcome; different
-// keys or URLs never share; nothing is kept after the call settles.
+// keys or URLs never share; nothing is kept after the call settles, the shared reply's body included.
 import { describe, expect, it } from 'vitest';
 import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
-import type { V1Json } from '../../../../src/gateway/upstream/v1-client.js';
+import { takeBody, type V1Json } from '../../../../src/gateway/upstream/v1-client.js';
+import { isCollected } from '../../../helpers/collect-garbage.js';
 import { deferred, fakeTransport, request, unreachable } from './fake-transport.js';
 
 describe('single-flight', () => {
@@ -45,5 +46,31 @@ describe('single-flight', () => {
     expect(inner.calls).toHaveLength(5);
     held.resolve({ status: 200, body: {} });
     await Promise.all(calls);
+  });
+
+  it('gives each caller a reply of its own: one emptied by its caller leaves the others whole', async () => {
+    const held = deferred<V1Json>();
+    const transport = withSingleFlight(fakeTransport(() => held.promise));
+    const calls = [transport.getJson(request()), transport.getJson(request()), transport.getJson(request())];
+    const body = { data: [{ id: 1 }] };
+    held.resolve({ status: 200, body, textLength: 20 });
+    const [first, second, third] = await Promise.all(calls);
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect(takeBody(first!)).toBe(body);
+    expect(first).toEqual({ status: 200, body: undefined, textLength: 20 });
+    expect([second!.body, third!.body]).toEqual([body, body]);
+  });
+
+  it('empties the shared reply once the last caller has its copy, so the kept call holds no body', async () => {
+    const held = deferred<V1Json>();
+    const transport = withSingleFlight(fakeTransport(() => held.promise));
+    const calls = [transport.getJson(request()), transport.getJson(request())];
+    const shared: V1Json = { status: 200, body: { data: [{ id: 1 }] } };
+    const ref = new WeakRef(shared.body as object);
+    held.resolve(shared);
+    for (const reply of await Promise.all(calls)) takeBody(reply);
+    expect(shared).toEqual({ status: 200, body: undefined });
+    expect(await isCollected(ref)).toBe(true);
+    expect(calls).toHaveLength(2);
   });
 });

@@ -1,9 +1,14 @@
 // The v1 client against a real HTTP peer: a reply it parsed carries the length of the text v1 sent, which
-// the response cache sizes its entry by; UPSTREAM_TIMEOUT_MS bounds the whole call, the body included.
+// the response cache sizes its entry by; UPSTREAM_TIMEOUT_MS bounds the whole call, the body included; a
+// body its caller has taken is held by nothing the call made.
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CallDeadline } from '../../../../src/gateway/upstream/call-deadline.js';
-import { V1Client } from '../../../../src/gateway/upstream/v1-client.js';
+import { withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
+import { withRetry } from '../../../../src/gateway/upstream/retry.js';
+import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
+import { takeBody, V1Client, type V1Json } from '../../../../src/gateway/upstream/v1-client.js';
+import { isCollected } from '../../../helpers/collect-garbage.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../../helpers/recording-upstream.js';
 
 let upstream: RecordingUpstream | undefined;
@@ -28,6 +33,31 @@ describe('V1Client.getJson', () => {
     const reply = await client.getJson({ path: '/clients', query: {}, apiKey: 'k' });
     expect(reply).toEqual({ status: 200, body: { object: 'list', data: [{ id: 1, name: 'Zoë' }] }, textLength: text.length });
     expect(upstream.received.map((r) => r.url)).toEqual(['/api/v1/clients']);
+  });
+});
+
+/** Takes the reply's body as its caller does, and watches it: no local of the test keeps it. */
+function takenAndWatched(reply: V1Json): WeakRef<object> {
+  const body = takeBody(reply) as { data: unknown[] };
+  expect(body.data).toHaveLength(50);
+  return new WeakRef(body);
+}
+
+describe('a reply through the upstream layers', () => {
+  it('once its caller takes the body, the call it came from, still held, keeps nothing of it', async () => {
+    const text = JSON.stringify({ object: 'list', data: Array.from({ length: 50 }, (_, id) => ({ id, name: `n${id}` })) });
+    upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    // The layers the gateway puts around its client when the cache is off (hardened-transport.ts).
+    const transport = withSingleFlight(withRetry(withUpstreamMetrics(client, () => {})));
+    const call = transport.getJson({ path: '/clients', query: {}, apiKey: 'k' });
+    const reply = await call;
+    const ref = takenAndWatched(reply);
+    expect(await isCollected(ref)).toBe(true);
+    expect(await call).toBe(reply);
   });
 });
 
