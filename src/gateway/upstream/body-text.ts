@@ -22,7 +22,10 @@ export function readBodyText(body: Readable): Promise<HandOff<string>> {
       length += chunk.length;
     });
     body.once('error', reject);
-    body.once('close', () => reject(new Error('the reply body closed before its end')));
+    // 'close' follows 'end' on every body: an error is made only for one that did not end.
+    body.once('close', () => {
+      if (!body.readableEnded) reject(new Error('the reply body closed before its end'));
+    });
     body.once('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
       chunks = [];
