@@ -1,6 +1,6 @@
 // Runs one mapping for one legacy call: checks the legacy input, asks v1 through the injected port,
-// and builds the legacy reply as JSON text, handed off (shared/hand-off.ts: v1's replies come in, and the
-// text goes out, in boxes the receiver empties). Knows no legacy method by name: everything specific is in the
+// and builds the legacy reply as JSON text. v1's replies come in, and the text goes out, in boxes the
+// receiver empties (shared/hand-off.ts). Knows no legacy method by name: everything specific is in the
 // mapping, compiled once (compileMapping) into the function that builds its records. It never does I/O
 // itself; the only way out is `deps.v1Get` (and, for sorted lists, `deps.rosters`). A v1 reply of the wrong
 // shape (a list without `data`, a single record that is not an object carrying the requested id) is a 502,
