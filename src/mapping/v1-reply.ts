@@ -7,13 +7,14 @@ import { GatewayError } from '../shared/errors.js';
 import type { HandOff } from '../shared/hand-off.js';
 import type { V1Record } from './legacy-record.js';
 
-/** One GET to v1: a path under /api/v1/ and its query. Resolves with the parsed JSON of a 2xx reply,
- * handed off (shared/hand-off.ts: the engine takes it once); rejects with a GatewayError for anything else. */
+/** One GET to v1: a path under /api/v1/ and its query. */
 export interface V1Call {
   /** e.g. `/clients` or `/clients/42`: relative to /api/v1. */
   path: string;
   query: Record<string, string>;
 }
+/** Resolves with the parsed JSON of a 2xx reply, handed off (shared/hand-off.ts: the engine takes it
+ * once); rejects with a GatewayError for anything else. */
 export type V1Get = (call: V1Call) => Promise<HandOff<unknown>>;
 
 // A cheap structural check (no copy): list pages carry up to 1000 records and this runs per request.

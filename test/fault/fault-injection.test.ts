@@ -5,10 +5,9 @@
 // payment POST reached the upstream twice; and the heap is back near where it started.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHardenedGateway, type HardenedGateway } from '../e2e/hardening-harness.js';
+import { collectGarbage as exposedGc } from '../helpers/collect-garbage.js';
 
 const TOTAL = 2000;
 const CONCURRENCY = 50;
@@ -16,8 +15,7 @@ const CONCURRENCY = 50;
 // and a 16 MB body arriving while 49 other calls are served must not be mistaken for a hung upstream.
 const TIMEOUT_MS = 3000;
 
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc') as () => void;
+const collectGarbage = exposedGc();
 
 /** What a scenario's legacy reply must be. */
 interface Expected {

@@ -9,19 +9,22 @@ export function collectGarbage(): () => void {
   return vm.runInNewContext('gc') as () => void;
 }
 
-/** Whether the object behind `ref` was collected. A WeakRef keeps its target until the end of the job
- * that made or read it, so the collection runs on a later turn of the event loop. */
-export async function isCollected(ref: WeakRef<object>): Promise<boolean> {
+/** A full collection on a later turn of the event loop: a WeakRef keeps its target until the end of the job
+ * that made or read it. */
+async function collectOnNextTurn(): Promise<void> {
   const gc = collectGarbage();
   await nextTurn();
   gc();
+}
+
+/** Whether the object behind `ref` was collected. */
+export async function isCollected(ref: WeakRef<object>): Promise<boolean> {
+  await collectOnNextTurn();
   return ref.deref() === undefined;
 }
 
-/** The live heap after a full collection, on a later turn (see isCollected). */
+/** The live heap after a full collection. */
 export async function liveHeapBytes(): Promise<number> {
-  const gc = collectGarbage();
-  await nextTurn();
-  gc();
+  await collectOnNextTurn();
   return process.memoryUsage().heapUsed;
 }
