@@ -107,7 +107,7 @@ describe('sortRecords: the same order as it has always given', () => {
     );
   });
 
-  it('many keys with many distinct values (ranks too many for one exact number per record)', () => {
+  it('many keys with many distinct values (more rank combinations than one double holds exactly)', () => {
     const keys = ['a', 'b', 'c', 'd', 'e', 'f'].map((field) => ({ field, type: 'number' as const, nulls: 'first' as const }));
     fc.assert(
       fc.property(
