@@ -16,8 +16,14 @@ import { asV1List, type V1Get } from './v1-reply.js';
 
 export interface SortedRoster {
   /** Every record reduced to the values its legacy record is written from, `width` values a record, one
-   * record after the other in v1's order (one array: no object per record for the collector to copy). */
-  readonly values: readonly unknown[];
+   * record after the other in v1's order; an array for each v1 page. A page's array is filled while it
+   * and the values it takes from the page are young, so the collector moves it whole, once. One array
+   * for the whole roster, older than each page read into it, made the collector note every value stored
+   * into it, and grew by copying: picking a 10,000-record roster cost 3 to 4 ms that way, 1.3 to 2 ms
+   * this way (in process). */
+  readonly pageValues: readonly (readonly unknown[])[];
+  /** The record number (in v1's order) of each page's first record. */
+  readonly pageStarts: Uint32Array;
   readonly width: number;
   /** The listing's order: record numbers (in v1's order), first to last. */
   readonly order: Uint32Array;
@@ -38,41 +44,54 @@ export interface RosterStore {
 /** How many records the size of a roster is estimated from. */
 const SIZE_SAMPLE = 64;
 
-/** A roster's approximate size, from evenly spaced records: a slot per value, the characters of its texts. */
-function approximateBytes(values: readonly unknown[], width: number, order: Uint32Array): number {
-  const count = order.length;
-  if (count === 0 || width === 0) return order.byteLength;
-  const step = Math.max(1, Math.floor(count / SIZE_SAMPLE));
-  let sampled = 0;
-  let bytes = 0;
-  for (let i = 0; i < count; i += step, sampled++) {
-    for (let at = i * width; at < (i + 1) * width; at++) {
-      const value = values[at];
-      bytes += 8 + (typeof value === 'string' ? 16 + value.length : 0);
+/** A roster's approximate size, from evenly spaced records of each page: a slot per value, the characters
+ * of its texts. */
+function approximateBytes(pageValues: readonly (readonly unknown[])[], width: number, order: Uint32Array): number {
+  if (order.length === 0 || width === 0) return order.byteLength;
+  let bytes = order.byteLength;
+  for (const values of pageValues) {
+    const count = values.length / width;
+    if (count === 0) continue;
+    const step = Math.max(1, Math.floor(count / SIZE_SAMPLE));
+    let sampled = 0;
+    let sampledBytes = 0;
+    for (let i = 0; i < count; i += step, sampled++) {
+      for (let at = i * width; at < (i + 1) * width; at++) {
+        const value = values[at];
+        sampledBytes += 8 + (typeof value === 'string' ? 16 + value.length : 0);
+      }
     }
+    bytes += Math.ceil((sampledBytes / sampled) * count);
   }
-  return Math.ceil((bytes / sampled) * count) + order.byteLength;
+  return bytes;
 }
 
 /** Reads every v1 page in v1's order, reducing each record as its page arrives, then sorts the listing. */
 export async function readSortedRoster(mapping: SortedListMapping, record: CompiledRecord, v1Get: V1Get): Promise<SortedRoster> {
   const { resource, query, pageSize, maxPages } = mapping.source;
   const keys = mapping.sort;
-  const values: unknown[] = [];
+  const pageValues: unknown[][] = [];
+  const pageStarts: number[] = [];
   const columns: SortValue[][] = keys.map(() => []);
   let count = 0;
   for (let page = 0; page < maxPages; page++) {
     const list = asV1List(
       (await v1Get({ path: `/${resource}`, query: { ...query, offset: String(page * pageSize), limit: String(pageSize) } })).take(),
     );
+    const values: unknown[] = [];
     for (const v1Record of list.data) {
       record.pick(v1Record, values);
       for (let k = 0; k < keys.length; k++) columns[k]!.push(sortValue(v1Record, keys[k]!));
     }
+    if (values.length > 0) {
+      pageValues.push(values);
+      pageStarts.push(count);
+    }
     count += list.data.length;
     if (!list.has_more || list.data.length === 0) {
       const order = sortOrder(count, columns, keys);
-      return { values, width: record.width, order, bytes: approximateBytes(values, record.width, order) };
+      const bytes = approximateBytes(pageValues, record.width, order);
+      return { pageValues, pageStarts: Uint32Array.from(pageStarts), width: record.width, order, bytes };
     }
   }
   throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream listing did not end within ${maxPages} pages`);
@@ -81,9 +100,23 @@ export async function readSortedRoster(mapping: SortedListMapping, record: Compi
 /** The number of records in the roster. */
 export const rosterSize = (roster: SortedRoster): number => roster.order.length;
 
+/** The index of the v1 page that holds record number `i`: the last page starting at or before it. */
+function pageOf(starts: Uint32Array, i: number): number {
+  let [low, high] = [0, starts.length - 1];
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= i) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
 /** One page of the listing: its legacy records. */
 export function cutRoster(roster: SortedRoster, record: CompiledRecord, page: Page): LegacyRecord[] {
   const records: LegacyRecord[] = [];
-  for (const i of roster.order.subarray(page.offset, page.offset + page.limit)) records.push(record.buildPicked(roster.values, i * roster.width));
+  for (const i of roster.order.subarray(page.offset, page.offset + page.limit)) {
+    const p = pageOf(roster.pageStarts, i);
+    records.push(record.buildPicked(roster.pageValues[p]!, (i - roster.pageStarts[p]!) * roster.width));
+  }
   return records;
 }

@@ -30,7 +30,9 @@ describe('sorted roster', () => {
         const sorted = [...all].sort((a, b) => a.n - b.n);
         expect(rosterSize(roster)).toBe(all.length);
         expect(cutRoster(roster, record, { offset, limit })).toEqual(sorted.slice(offset, offset + limit).map((r) => record.build(r)));
-        expect(roster.values).toHaveLength(all.length * record.width);
+        // One array of values per v1 page read (of 3 records), each starting at its first record's number.
+        expect(roster.pageValues.map((values) => values.length)).toEqual(Array.from({ length: Math.ceil(all.length / 3) }, (_, p) => Math.min(3, all.length - 3 * p) * record.width));
+        expect([...roster.pageStarts]).toEqual(roster.pageValues.map((_, p) => 3 * p));
       }),
       { numRuns: 300 },
     );

@@ -10,7 +10,7 @@ import type { SortedRoster } from '../../../../src/mapping/sorted-roster.js';
 const listing = (method: string, resource = 'practitioners') =>
   ({ method, kind: 'sorted-list', source: { resource, pageSize: 1000, maxPages: 50 } }) as unknown as SortedListMapping;
 
-const roster = (name: string, bytes = 10): SortedRoster => ({ values: [name], width: 1, order: Uint32Array.of(0), bytes });
+const roster = (name: string, bytes = 10): SortedRoster => ({ pageValues: [[name]], pageStarts: Uint32Array.of(0), width: 1, order: Uint32Array.of(0), bytes });
 
 /** A read that gives `roster` when released (at once unless held), counting its runs. */
 function reader(result: SortedRoster | Error, held = false) {
@@ -45,13 +45,13 @@ describe('roster cache: what is kept', () => {
   it('serves the roster one call read to the next call with its key, until its pages stop being fresh', async () => {
     const s = setup();
     const first = reader(roster('a'));
-    expect((await s.team('key-a', s.call(s.now() + 5000).freshness).roster(first.read)).values).toEqual(['a']);
+    expect((await s.team('key-a', s.call(s.now() + 5000).freshness).roster(first.read)).pageValues).toEqual([['a']]);
     const next = s.call();
     const again = reader(roster('other'));
-    expect((await s.team('key-a', next.freshness).roster(again.read)).values).toEqual(['a']);
+    expect((await s.team('key-a', next.freshness).roster(again.read)).pageValues).toEqual([['a']]);
     expect([again.runs, next.seen, s.hits()]).toEqual([0, [s.now() + 5000], 1]);
     s.advance(5000);
-    expect((await s.team('key-a', s.call().freshness).roster(again.read)).values).toEqual(['other']);
+    expect((await s.team('key-a', s.call().freshness).roster(again.read)).pageValues).toEqual([['other']]);
     expect(again.runs).toBe(1);
   });
 
@@ -65,7 +65,7 @@ describe('roster cache: what is kept', () => {
       s.cache.forListing(listing('meetourstaff'))('key-a', s.call().freshness),
       s.cache.forListing(listing('meetourteam', 'staff'))('key-a', s.call().freshness),
     ];
-    for (const store of others) expect((await store.roster(reader(roster('own')).read)).values).toEqual(['own']);
+    for (const store of others) expect((await store.roster(reader(roster('own')).read)).pageValues).toEqual([['own']]);
     expect(s.hits()).toBe(0);
   });
 
@@ -81,8 +81,8 @@ describe('roster cache: what is kept', () => {
     await s.team('big', s.call(s.now() + 5000).freshness).roster(reader(roster('big', 101)).read);
     expect(s.cache.size()).toBe(0);
     for (const key of ['k1', 'k2', 'k3']) await s.team(key, s.call(s.now() + 5000).freshness).roster(reader(roster(key, 40)).read);
-    expect((await s.team('k1', s.call().freshness).roster(reader(roster('new')).read)).values).toEqual(['new']);
-    expect((await s.team('k3', s.call().freshness).roster(reader(roster('new')).read)).values).toEqual(['k3']);
+    expect((await s.team('k1', s.call().freshness).roster(reader(roster('new')).read)).pageValues).toEqual([['new']]);
+    expect((await s.team('k3', s.call().freshness).roster(reader(roster('new')).read)).pageValues).toEqual([['k3']]);
   });
 });
 
@@ -99,7 +99,7 @@ describe('roster cache: reads at once', () => {
     expect(reads[2]!.r.runs).toBe(1);
     reads[0]!.r.release();
     reads[2]!.r.release();
-    expect((await Promise.all(served)).map((r) => r.values[0])).toEqual(['k1', 'k2', 'k3']);
+    expect((await Promise.all(served)).map((r) => r.pageValues[0]![0])).toEqual(['k1', 'k2', 'k3']);
   });
 
   it('a call that waited takes the roster its key kept meanwhile, reading nothing', async () => {
@@ -110,13 +110,13 @@ describe('roster cache: reads at once', () => {
     const served = [s.team('key-a', s.call(s.now() + 5000).freshness).roster(first.read), s.team('key-a', waiting.freshness).roster(second.read)];
     await tick();
     first.release();
-    expect((await Promise.all(served)).map((r) => r.values[0])).toEqual(['first', 'first']);
+    expect((await Promise.all(served)).map((r) => r.pageValues[0]![0])).toEqual(['first', 'first']);
     expect([second.runs, waiting.seen]).toEqual([0, [s.now() + 5000]]);
   });
 
   it('a read that fails frees its slot and keeps nothing', async () => {
     const s = setup({ maxReads: 1 });
     await expect(s.team('key-a', s.call(s.now() + 5000).freshness).roster(reader(new Error('v1 down')).read)).rejects.toThrow('v1 down');
-    expect((await s.team('key-a', s.call(s.now() + 5000).freshness).roster(reader(roster('after')).read)).values).toEqual(['after']);
+    expect((await s.team('key-a', s.call(s.now() + 5000).freshness).roster(reader(roster('after')).read)).pageValues).toEqual([['after']]);
   });
 });
