@@ -4,7 +4,7 @@
 // (the body itself is shared and read-only), so that a caller may empty its own with takeBody; the shared
 // reply is emptied once the last caller has its copy (why: shared/hand-off.ts).
 import { requestKey } from './request-key.js';
-import type { V1GetRequest, V1Json, V1Transport } from './v1-client.js';
+import { takeBody, type V1GetRequest, type V1Json, type V1Transport } from './v1-client.js';
 
 export interface SingleFlightTransport extends V1Transport {
   /** Calls under way right now (for tests and diagnostics). */
@@ -35,7 +35,7 @@ export function withSingleFlight(inner: V1Transport): SingleFlightTransport {
       joined.waiting++;
       return joined.call.then((reply) => {
         const own = { ...reply };
-        if (--joined.waiting === 0) reply.body = undefined;
+        if (--joined.waiting === 0) takeBody(reply);
         return own;
       });
     },

@@ -33,13 +33,21 @@ export interface V1Json {
   /** The length of the JSON text v1 sent, when this reply was parsed from it just now: the cache sizes its
    * entry by it instead of walking the parsed body (a walk of a 1000-record page cost as much as its parse). */
   textLength?: number;
+  /** The JSON text itself, given only when it is KEEPS_TEXT_FROM characters or more: the cache keeps a
+   * reply that large as its text (response-cache.ts says why). */
+  text?: string;
 }
+
+/** From this length on (128 Ki characters, 128 KiB or more), V8 keeps a string in its large-object space:
+ * the collector never copies it and marks it as one object, so holding it costs nothing but its bytes. */
+export const KEEPS_TEXT_FROM = 128 * 1024;
 
 /** The reply's body, which the reply then forgets (why: shared/hand-off.ts). For the reply's owner: each
  * caller of getJson owns the reply it is given. */
 export function takeBody(reply: V1Json): unknown {
   const body = reply.body;
   reply.body = undefined;
+  reply.text = undefined;
   return body;
 }
 
@@ -142,7 +150,9 @@ export class V1Client implements V1Transport, V1Writer {
       const parsed = parseJson(text);
       if (res.statusCode >= 200 && res.statusCode < 300) {
         if (!parsed.ok) throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');
-        return { status: res.statusCode, body: parsed.value, textLength: text.length };
+        const reply: V1Json = { status: res.statusCode, body: parsed.value, textLength: text.length };
+        if (text.length >= KEEPS_TEXT_FROM) reply.text = text;
+        return reply;
       }
       if (res.statusCode >= 400 && res.statusCode <= 599) {
         const retryAfter = res.headers['retry-after'];

@@ -1,10 +1,12 @@
-// The response cache: per-key isolation, TTLs (default, per request, 0 = bypass), bounds, and
-// stale-if-error (which failures, how old a reply may be), with an injected clock instead of sleeps.
+// The response cache: per-key isolation, TTLs (default, per request, 0 = bypass), bounds, large replies
+// kept as their text, and stale-if-error (which failures, how old a reply may be), with an injected clock
+// instead of sleeps.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/shared/errors.js';
 import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
 import { approximateJsonBytes, withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
+import { isCollected } from '../../../helpers/collect-garbage.js';
 import { fakeTransport, request, timeout, unreachable, upstreamError } from './fake-transport.js';
 
 function setup(options: Partial<ResponseCacheOptions> = {}) {
@@ -182,6 +184,48 @@ describe('bounds', () => {
     const exact = JSON.stringify(body).length;
     expect(approximateJsonBytes(body)).toBeGreaterThan(exact * 0.8);
     expect(approximateJsonBytes(body)).toBeLessThan(exact * 1.5);
+  });
+});
+
+/** A v1 reply as the client gives a large one: its body, and the text it was parsed from. */
+function largeReply(n: number) {
+  const body = { object: 'list', data: [{ id: n, name: 'Zoë "quoted"' }] };
+  const text = JSON.stringify(body);
+  return { status: 200, body, textLength: text.length, text };
+}
+
+/** The body of a reply the test does not keep, watched. */
+const watchedBody = (reply: { body: unknown }): WeakRef<object> => new WeakRef(reply.body as object);
+
+describe('large replies, kept as their text', () => {
+  it('keeps the text, not the parsed body, and gives each hit a body of its own parsed from it', async () => {
+    const { inner, cache } = setup();
+    inner.script = [largeReply(1)];
+    const miss = watchedBody(await cache.getJson(request()));
+    expect(await isCollected(miss)).toBe(true);
+    const [first, second] = [await cache.getJson(request()), await cache.getJson(request())];
+    expect([first.status, first.body, first.servedFrom]).toEqual([200, { object: 'list', data: [{ id: 1, name: 'Zoë "quoted"' }] }, 'fresh']);
+    expect(second.body).toEqual(first.body);
+    expect(second.body).not.toBe(first.body);
+    expect(inner.calls).toHaveLength(1);
+    // What the cache gives never carries the text.
+    expect(Object.keys(first)).toEqual(['status', 'body', 'servedFrom', 'freshUntil']);
+  });
+
+  it('serves the text, parsed, when the upstream fails (stale-if-error)', async () => {
+    const { inner, cache, advance } = setup();
+    inner.script = [largeReply(2)];
+    await cache.getJson(request());
+    advance(60_000);
+    inner.fallback = upstreamError(503);
+    const stale = await cache.getJson(request());
+    expect([stale.body, stale.servedFrom]).toEqual([{ object: 'list', data: [{ id: 2, name: 'Zoë "quoted"' }] }, 'stale']);
+  });
+
+  it('keeps a reply that comes without its text as its body, which every hit shares', async () => {
+    const { cache } = setup();
+    const miss = await cache.getJson(request());
+    expect((await cache.getJson(request())).body).toBe(miss.body);
   });
 });
 

@@ -1,13 +1,14 @@
 // The v1 client against a real HTTP peer: a reply it parsed carries the length of the text v1 sent, which
-// the response cache sizes its entry by; UPSTREAM_TIMEOUT_MS bounds the whole call, the body included; a
-// body its caller has taken is held by nothing the call made.
+// the response cache sizes its entry by, and a large one the text itself, which the cache keeps;
+// UPSTREAM_TIMEOUT_MS bounds the whole call, the body included; a body its caller has taken is held by
+// nothing the call made.
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CallDeadline } from '../../../../src/gateway/upstream/call-deadline.js';
 import { withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
 import { withRetry } from '../../../../src/gateway/upstream/retry.js';
 import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
-import { takeBody, V1Client, type V1Json } from '../../../../src/gateway/upstream/v1-client.js';
+import { KEEPS_TEXT_FROM, takeBody, V1Client, type V1Json } from '../../../../src/gateway/upstream/v1-client.js';
 import { isCollected } from '../../../helpers/collect-garbage.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../../helpers/recording-upstream.js';
 
@@ -33,6 +34,26 @@ describe('V1Client.getJson', () => {
     const reply = await client.getJson({ path: '/clients', query: {}, apiKey: 'k' });
     expect(reply).toEqual({ status: 200, body: { object: 'list', data: [{ id: 1, name: 'Zoë' }] }, textLength: text.length });
     expect(upstream.received.map((r) => r.url)).toEqual(['/api/v1/clients']);
+  });
+
+  it('gives the text itself too when it is KEEPS_TEXT_FROM characters or more, and only then', async () => {
+    const textOf = (chars: number) => {
+      const head = '{"data":"';
+      return `${head}${'x'.repeat(chars - head.length - 2)}"}`;
+    };
+    const texts = [textOf(KEEPS_TEXT_FROM - 1), textOf(KEEPS_TEXT_FROM)];
+    upstream = await startRecordingUpstream((req, res) => {
+      const text = texts[Number(new URL(req.url ?? '', 'http://x').searchParams.get('n'))]!;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    const read = (n: string) => client!.getJson({ path: '/clients', query: { n }, apiKey: 'k' });
+    const [shorter, long] = [await read('0'), await read('1')];
+    expect(shorter).toEqual({ status: 200, body: { data: 'x'.repeat(KEEPS_TEXT_FROM - 12) }, textLength: KEEPS_TEXT_FROM - 1 });
+    expect(long).toEqual({ status: 200, body: { data: 'x'.repeat(KEEPS_TEXT_FROM - 11) }, textLength: KEEPS_TEXT_FROM, text: texts[1] });
+    // Its caller's takeBody lets go of both.
+    expect([takeBody(long), long.body, long.text]).toEqual([{ data: 'x'.repeat(KEEPS_TEXT_FROM - 11) }, undefined, undefined]);
   });
 });
 
