@@ -53,6 +53,12 @@ async function main(): Promise<void> {
   const rounds = Number(argValue('--rounds', '4'));
   const run = { durationS: Number(argValue('--duration', '5')), warmupS: Number(argValue('--warmup', '2')), rounds: 1, connections: Number(argValue('--connections', '50')) };
   const practitioners = argValue('--practitioners', '');
+  // `--count N`: N requests per connection after one each to warm up, every one answered, instead of a
+  // duration (a run of a few seconds of 10,000-member listings ends with listings queued, their CPU
+  // counted and their replies not), as `npm run bench` runs its large team listings.
+  const count = Number(argValue('--count', '0'));
+  if (!Number.isInteger(count) || count < 0) throw new Error(`--count: a whole number of 0 or more, not ${argValue('--count', '')}`);
+  const amount = count > 0 ? { amount: { warmup: run.connections, measured: count * run.connections } } : {};
   const fake = await startChild('fake v1', path.join(here, 'fake-v1.js'), practitioners === '' ? [] : ['--practitioners', practitioners], 1500);
   const withMinimal = process.argv.includes('--with-minimal');
   const results: Record<Name, Measured[]> = { A: [], B: [], minimal: [] };
@@ -70,7 +76,7 @@ async function main(): Promise<void> {
             ? await startChild('minimal reshaper', path.join(here, 'minimal-reshaper.js'), ['--upstream', fake.url], 300)
             : await launchGateway({ cli: v.cli, lifetimeS: 300, start: readStartCommand(root) } satisfies GatewayLauncher, v.name, fake.url, { env: v.env, nodeArgs: v.flags });
         try {
-          results[name].push(await measure(run, { name, keys, path: urlPath }, target, { requests: requests() }));
+          results[name].push(await measure(run, { name, keys, path: urlPath }, target, { requests: requests(), ...amount }));
         } finally {
           await target.stop();
         }
