@@ -83,7 +83,7 @@ export async function readSortedRoster(mapping: SortedListMapping, record: Compi
       record.pick(v1Record, values);
       for (let k = 0; k < keys.length; k++) columns[k]!.push(sortValue(v1Record, keys[k]!));
     }
-    if (values.length > 0) {
+    if (list.data.length > 0) {
       pageValues.push(values);
       pageStarts.push(count);
     }
