@@ -9,6 +9,9 @@ export interface StoredReply {
   storedAt: number;
   /** The TTL it was stored under (the mapping's, else CACHE_TTL_MS). */
   ttlMs: number;
+  /** On a reply being stored, when v1's JSON text of `body` is at hand (a large reply): a store that
+   * serialises may write it as it is instead of serialising the body again. Never on a reply read back. */
+  bodyText?: string;
 }
 
 export interface SharedResponseStore {

@@ -227,7 +227,9 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       if (bytes > options.maxBytes) return reply;
       const storedAt = now();
       keep(key, reply, storedAt, ttlMs, bytes);
-      shared?.store(key, { status: reply.status, body: reply.body, storedAt, ttlMs }, ttlMs + options.staleWindowMs);
+      const stored: StoredReply = { status: reply.status, body: reply.body, storedAt, ttlMs };
+      if (reply.text !== undefined) stored.bodyText = reply.text;
+      shared?.store(key, stored, ttlMs + options.staleWindowMs);
       return { status: reply.status, body: reply.body, freshUntil: keptUntil(follows, storedAt + ttlMs, storedAt + l1TtlMs) };
     },
     size: () => entries.size,

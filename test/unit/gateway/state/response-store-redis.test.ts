@@ -42,6 +42,20 @@ describe('the Redis response store', () => {
     expect(await store.get('hash-1')).toEqual(reply);
   });
 
+  it("writes v1's own text of the body as it is when given, and reads the reply back without it", async () => {
+    const store = createRedisResponseStore({ redis, prefix: 'lgw:' });
+    const bodyText = '{ "object": "list",  "data": [ {"id": 1, "name": "Ann"} ] }';
+    await store.set('hash-text', { ...reply, bodyText }, 60_000);
+    expect(await redis.raw.get('lgw:cache:hash-text')).toBe(`{"status":200,"body":${bodyText},"storedAt":1700000000000,"ttlMs":30000}`);
+    expect(await store.get('hash-text')).toEqual(reply);
+  });
+
+  it("bounds a value written from v1's text as any other", async () => {
+    const store = createRedisResponseStore({ redis, prefix: 'lgw:', maxValueBytes: 1000 });
+    await store.set('big-text', { ...reply, bodyText: JSON.stringify({ data: 'é'.repeat(600) }) }, 60_000);
+    expect(await redis.raw.exists('lgw:cache:big-text')).toBe(0);
+  });
+
   it('answers undefined for a key it never stored, and keeps prefixes apart', async () => {
     const one = createRedisResponseStore({ redis, prefix: 'one:' });
     const two = createRedisResponseStore({ redis, prefix: 'two:' });

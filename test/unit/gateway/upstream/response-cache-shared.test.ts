@@ -81,6 +81,19 @@ describe('a reply cached by one replica', () => {
     expect(a.events).toEqual(['miss']);
   });
 
+  it("is given to the shared tier with v1's own text of its body when the client gave it (a large reply)", async () => {
+    const { store, replica, now } = cluster();
+    const a = replica('a');
+    const text = '{ "from": "a", "n": 1 }';
+    a.inner.script = [{ status: 200, body: { from: 'a', n: 1 }, textLength: text.length, text }];
+    await a.cache.getJson(request());
+    await writesSent();
+    expect(store.values.get(KEY)).toEqual({
+      reply: { status: 200, body: { from: 'a', n: 1 }, storedAt: now(), ttlMs: TTL, bodyText: text },
+      keepMs: TTL + STALE_WINDOW,
+    });
+  });
+
   it('is served by another replica from the shared tier with no v1 call, and then from its own copy', async () => {
     const { store, replica, now, advance } = cluster();
     const a = replica('a');
