@@ -1,5 +1,5 @@
 // The read cache's second tier in Redis: each v1 reply as one JSON string `{status, body, storedAt, ttlMs}`
-// (a large reply's body as v1's own text: 0.78 ms less per 1000-record page than serialising it again)
+// (a large reply's body as v1's own text: 0.78 ms less per 310 KB page than serialising it again)
 // under `<prefix>cache:<hash of API key + v1 URL>`, kept (PX) for its TTL plus the stale-if-error window,
 // so Redis drops it once no replica may serve it. It talks to Redis only through the SharedRedis port.
 // It must never hold a value over its byte bound, never queue writes without bound, and never hand out a
