@@ -204,7 +204,9 @@ export function createGateway(parts: GatewayParts): Gateway {
     async close() {
       await idempotency.close();
       await passthrough.close();
-      await client.close();
+      // After a drain every payment has answered (must-finish, held): the v1 calls left belong to reads the
+      // drain already answered 503 at its deadline, and are abandoned rather than waited for.
+      await client.close({ abandon: lifecycle?.draining() ?? false });
     },
   };
 }

@@ -1,6 +1,8 @@
 // The only code that talks HTTP to v1 for translated calls: one keep-alive pool, a timeout, JSON in,
 // and every failure turned into a GatewayError (v1 error -> its status and message; unreachable -> 502;
 // timeout -> 504; not JSON -> 502). It never logs, and never puts the API key anywhere but the header.
+// close() lets the calls in flight finish; close({ abandon: true }) (the close after a shutdown drain)
+// closes their sockets at once, and every call then fails fast with LGW_NOT_READY, which is never retried.
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../shared/errors.js';
 import { readBodyText } from './body-text.js';
@@ -108,6 +110,8 @@ export class V1Client implements V1Transport, V1Writer {
   private readonly pool: Pool;
   private readonly target: V1Target;
   private readonly timeoutMs: number;
+  /** Set by close({ abandon: true }): a call failing from then on failed because it was abandoned. */
+  private abandoned = false;
 
   constructor(options: V1ClientOptions) {
     this.target = v1Target(options.upstreamUrl);
@@ -171,6 +175,10 @@ export class V1Client implements V1Transport, V1Writer {
 
   private asGatewayError(err: unknown, timedOut: boolean): GatewayError {
     if (err instanceof GatewayError) return err;
+    // Abandoned by close({ abandon: true }), or asked of a closed pool: not v1's fault, and not worth a retry.
+    if (this.abandoned || err instanceof undiciErrors.ClientDestroyedError || err instanceof undiciErrors.ClientClosedError) {
+      return new GatewayError('LGW_NOT_READY', 'the gateway is shutting down: retry the call', { cause: err });
+    }
     if (
       timedOut ||
       err instanceof undiciErrors.HeadersTimeoutError ||
@@ -186,7 +194,15 @@ export class V1Client implements V1Transport, V1Writer {
     return new GatewayError('LGW_UPSTREAM_UNREACHABLE', 'the upstream could not be reached', { cause: err });
   }
 
-  async close(): Promise<void> {
-    await this.pool.close();
+  /**
+   * Frees the pool. By default gracefully: the calls in flight finish first (each within the timeout).
+   * `abandon`: the calls still in flight are abandoned at once (their sockets closed, their callers told
+   * LGW_NOT_READY) and nothing is waited for. For the close after a shutdown drain, when every payment has
+   * answered and what is left are reads the drain already answered 503 at its deadline.
+   */
+  async close(options: { abandon?: boolean } = {}): Promise<void> {
+    if (!options.abandon) return this.pool.close();
+    this.abandoned = true;
+    await this.pool.destroy();
   }
 }
