@@ -2,7 +2,9 @@
 // streamed both ways: /api/v1/**, /ondemand/**, /assets/**, unmapped /api/{x}. It applies the key rule
 // (api_key moves from the URL into X-API-KEY), drops hop-by-hop headers both ways, adds X-Forwarded-*,
 // and answers a legacy-shaped 502/504 when the upstream fails before replying (413 past the body limit).
-// It never buffers a body, never retries, never caches, and only ever talks to UPSTREAM_URL's origin.
+// It never buffers a body, never retries, never caches, and only ever talks to UPSTREAM_URL's origin,
+// under its path: a path with a dot segment (`..`, `%2e%2e`, `..%2f`, dot-segments.ts) is answered with a
+// legacy-shaped 400 before any upstream call, and before any key is attached.
 // A write to `/api/v1/{resource}` moves the key's write generation of that resource on as soon as v1
 // answered it or failed (before any of the reply is sent on), so the caller's next translated read of it
 // is never served from a copy made before it.
@@ -14,8 +16,9 @@ import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool, errors as undiciErrors } from 'undici';
 import { v1CallWrites } from '../../mapping/resources-touched.js';
-import { GatewayError } from '../../shared/errors.js';
+import { GatewayError, badRequest } from '../../shared/errors.js';
 import { withoutApiKeyParam } from '../edge/api-key.js';
+import { hasDotSegment } from '../edge/dot-segments.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { REQUEST_LIMITS, tooLarge } from '../edge/request-guard.js';
@@ -119,6 +122,8 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
 
   const handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void => {
     const { request } = ctx;
+    // UPSTREAM_URL's path prefix is the ceiling: the upstream must never be asked for what lies above it.
+    if (hasDotSegment(request.path)) return sendLegacyError(req, res, badRequest('the request path must not hold dot segments'));
     const done = begin(ctx, request.path);
     // The key must not travel on in the URL (DESIGN: Key): a query naming api_key is re-encoded without
     // it; any other URL goes on exactly as it came.
