@@ -3,11 +3,18 @@
 // and pino's redact paths catch the secret names should anything log a whole object by mistake. An error
 // object written on a request's line (its message, its causes, its stack may hold text v1 sent back) goes
 // through the request's scrubber first.
+// Its level: info for a success, warn for a refusal, error for a fault. A refusal the gateway gives by
+// design is a warning (without an error object, so without a stack) whatever its 5xx status: a payment
+// repeat the Idempotency-Key store answers itself (code 8: 502 outcome unknown, 503 store unavailable), an
+// operator file left unset (501). It is told from what the request already notes (status, payment code,
+// v1 calls, error code), never from a message: v1 unreachable and a fault of the gateway stay errors.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, stdSerializers, type Logger, type DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import { maybeContextOf } from './edge/request-context.js';
+import { PAYMENT_CODES } from '../payment/contract.js';
+import type { ErrorCode } from '../shared/errors.js';
 import { asJsonValue, isJsonObject, type JsonValue } from '../shared/json-exact.js';
 import { redactUrl, type SecretScrubber } from '../shared/redact.js';
 
@@ -86,6 +93,43 @@ function withScrubbedError(req: IncomingMessage, res: ServerResponse, err: Error
   return Object.assign(line, { err: scrubbedError(err, ctx.secrets.scrubber) });
 }
 
+/** Gateway errors (by stable code) that answer a 5xx by design, not because anything failed. */
+const EXPECTED_ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>(['LGW_NOT_CONFIGURED']);
+/** The statuses of the Idempotency-Key store's own answers to a payment (contract.ts, both code 8): 502
+ * outcome unknown (the first call stopped mid-payment), 503 the store cannot take or follow the key. */
+const STORE_REFUSALS: ReadonlySet<number> = new Set([502, 503]);
+
+/**
+ * Whether a 5xx reply is a refusal the gateway gives by design rather than a fault: its line is then a
+ * warning without an error object. A payment's code 8 with 502 or 503 is the store's answer only when the
+ * request used nothing of v1 (no call, no cached reply: after one, the same code and status is v1 failing)
+ * and is not a replayed copy of a first call's reply (a stored fault keeps a fault's level).
+ */
+export function isExpectedRefusal(req: IncomingMessage, res: ServerResponse): boolean {
+  if (res.statusCode < 500 || (res as ServerResponse & { err?: unknown }).err !== undefined) return false;
+  const ctx = maybeContextOf(req);
+  if (!ctx) return false;
+  if (ctx.errorCode !== undefined) return EXPECTED_ERROR_CODES.has(ctx.errorCode);
+  return (
+    ctx.paymentCode === PAYMENT_CODES.paymentFailed &&
+    STORE_REFUSALS.has(res.statusCode) &&
+    ctx.upstream.length === 0 &&
+    ctx.cacheHits === 0 &&
+    !res.hasHeader('idempotent-replayed')
+  );
+}
+
+/** Whether a line is an expected refusal's: its error, if any, only pino-http's stand-in for a 5xx status. */
+function isRefusalLine(req: IncomingMessage, res: ServerResponse, err: Error | undefined): boolean {
+  return (err === undefined || isStatusOnlyError(res, err)) && isExpectedRefusal(req, res);
+}
+
+/** The line of an expected refusal carries no error object (pino-http adds one, with a stack, to any 5xx). */
+function withoutError(line: object): object {
+  delete (line as { err?: unknown }).err;
+  return line;
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export function createHttpLogger(logger: Logger): HttpLogger {
@@ -107,12 +151,14 @@ export function createHttpLogger(logger: Logger): HttpLogger {
     },
     // Added to the final line only (customProps would also bind them, empty, when the request starts).
     customSuccessObject: (req, _res, line: object) => withRequestFacts(req, line),
-    customErrorObject: (req, res, err, line: object) => withRequestFacts(req, withScrubbedError(req, res, err, line)),
-    customLogLevel(_req, res, err) {
-      if (err || res.statusCode >= 500) return 'error';
+    customErrorObject: (req, res, err, line: object) =>
+      withRequestFacts(req, isRefusalLine(req, res, err) ? withoutError(line) : withScrubbedError(req, res, err, line)),
+    customLogLevel(req, res, err) {
+      if (err || res.statusCode >= 500) return isRefusalLine(req, res, err) ? 'warn' : 'error';
       return res.statusCode >= 400 ? 'warn' : 'info';
     },
     customSuccessMessage: () => 'request completed',
-    customErrorMessage: () => 'request failed',
+    // An expected refusal reads as every other refusal (a 4xx) does.
+    customErrorMessage: (req, res, err) => (isRefusalLine(req, res, err) ? 'request completed' : 'request failed'),
   });
 }
