@@ -1,0 +1,429 @@
+// The payment claims port (claim-store.ts) kept in PostgreSQL, so that a claim (an Idempotency-Key, or a
+// keyless payment's fingerprint) outlives a restart of every replica, a crash of PostgreSQL, and, with
+// synchronous replication configured on the server, a failover. One table, one row per claim, made at
+// start when missing; every operation is one atomic statement (a claim may read the row it lost to after).
+//
+// It must never crash the process (the pool and every client in use have an `error` listener), never let
+// a pg error escape (each becomes a ClaimStoreError), never queue calls while PostgreSQL is down (one call
+// at a time tries again, the others are refused at once, and a timer keeps trying in the background),
+// never let a stalled server hold a request (every call has one deadline, from the call to the answer),
+// never read an expired row as live (every read and claim filters `expires_at > now`), never log more than
+// one line per change of state, and never print the URL's password.
+//
+// Every write is committed with synchronous_commit = on (set on each new connection, whatever the URL
+// says): it is on disk, and on the synchronous standbys the server names, before it is acknowledged. A
+// commit whose wait for those standbys was cancelled is committed here only: it throws 'not-durable'.
+// It needs a connection of its own to PostgreSQL (direct, or a pooler in session mode): the settings are
+// per session.
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore, type StoredPaymentReply } from './claim-store.js';
+
+export const CLAIMS_TABLE = 'legacy_gateway_payment_claims';
+/** A claim or read waits this long for PostgreSQL at most, connection included. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+/** How often expired rows are deleted (by whichever call comes after), and how many at once. */
+const SWEEP_EVERY_MS = 60_000;
+const SWEEP_BATCH = 5000;
+/** PostgreSQL tells no one when a row changes: a waiting repeat looks again this often. */
+const CHANGED_POLL_MS = 200;
+/** Tries of a claim whose row vanished (or opened) between its upsert and its read. */
+const CLAIM_ATTEMPTS = 3;
+/** Retries in the background while down: 50-100 ms, then doubling, up to 1.5-3 s. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 3000;
+
+export interface PostgresClaimStoreOptions {
+  /** postgres:// or postgresql:// URL (password, sslmode... in it). */
+  url: string;
+  logger: Logger;
+  /** The deadline of each call, from the call to the answer (default DEFAULT_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number;
+}
+
+export interface PostgresClaimStore extends ClaimStore {
+  /** Settles once the first attempt to connect (and make the table) has ended, either way. Never rejects:
+   * a gateway starts with PostgreSQL down, and this store keeps trying in the background. */
+  readonly started: Promise<void>;
+  isUp(): boolean;
+}
+
+/** The URL with its password masked (in the authority and in a `password` parameter): the only form logged. */
+export function maskPostgresUrl(url: string): string {
+  if (!URL.canParse(url)) return 'postgres://(unparseable)';
+  const u = new URL(url);
+  if (u.password !== '') u.password = '***';
+  if (u.searchParams.has('password')) u.searchParams.set('password', '***');
+  return u.toString();
+}
+
+const SCHEMA = `
+BEGIN;
+-- Replicas starting at once would race on the catalog (IF NOT EXISTS is not atomic): one at a time.
+SELECT pg_advisory_xact_lock(hashtext('${CLAIMS_TABLE}'));
+CREATE TABLE IF NOT EXISTS ${CLAIMS_TABLE} (
+  id text PRIMARY KEY,
+  caller text NOT NULL,
+  fingerprint text NOT NULL,
+  owner text NOT NULL,
+  phase text NOT NULL CHECK (phase IN ('claimed', 'sent', 'answered')),
+  lease_until bigint NOT NULL,
+  replays boolean NOT NULL,
+  reply jsonb,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${CLAIMS_TABLE}_expires_at ON ${CLAIMS_TABLE} (expires_at);
+COMMIT;`;
+
+const COLUMNS = 'caller, fingerprint, owner, phase, lease_until, replays, reply';
+
+/** Taken when no row is there, or the one there expired or is open (isOpen, in SQL). */
+const CLAIM = `
+INSERT INTO ${CLAIMS_TABLE} AS c (id, caller, fingerprint, owner, phase, lease_until, replays, reply, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)
+ON CONFLICT (id) DO UPDATE SET
+  caller = EXCLUDED.caller, fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, phase = EXCLUDED.phase,
+  lease_until = EXCLUDED.lease_until, replays = EXCLUDED.replays, reply = EXCLUDED.reply, expires_at = EXCLUDED.expires_at
+WHERE c.expires_at <= $10::bigint
+   OR (c.phase = 'answered' AND NOT c.replays)
+   OR (c.phase = 'claimed' AND c.lease_until <= $10::bigint)
+RETURNING c.id`;
+
+const READ = `SELECT ${COLUMNS} FROM ${CLAIMS_TABLE} WHERE id = $1 AND expires_at > $2::bigint`;
+
+const UPDATE = `
+UPDATE ${CLAIMS_TABLE} SET
+  caller = $3, fingerprint = $4, phase = $5, lease_until = $6, replays = $7, reply = $8::jsonb,
+  expires_at = COALESCE($9::bigint, expires_at)
+WHERE id = $1 AND owner = $2 AND expires_at > $10::bigint`;
+
+// The outer condition is checked again on a row a claim renewed meanwhile (the subquery's is not): a row
+// taken over while the sweep ran is never deleted. SKIP LOCKED: the sweep never waits on a claim.
+const SWEEP = `
+DELETE FROM ${CLAIMS_TABLE} WHERE expires_at <= $1::bigint AND id IN (
+  SELECT id FROM ${CLAIMS_TABLE} WHERE expires_at <= $1::bigint LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`;
+
+interface Row {
+  caller: string;
+  fingerprint: string;
+  owner: string;
+  phase: ClaimRecord['phase'];
+  lease_until: string;
+  replays: boolean;
+  reply: StoredForm | null;
+}
+
+/** A reply as the table holds it. jsonb sorts an object's keys, so the headers are kept as pairs and the
+ * body is rebuilt in the contract's order: a replay is sent byte for byte as the first reply was. */
+interface StoredForm {
+  httpStatus: number;
+  headers: Array<[string, string]>;
+  body: StoredPaymentReply['body'];
+}
+
+const storedForm = (reply: StoredPaymentReply | undefined): string | null =>
+  reply === undefined ? null : JSON.stringify({ httpStatus: reply.httpStatus, headers: Object.entries(reply.headers), body: reply.body } satisfies StoredForm);
+
+function recordOf(row: Row): ClaimRecord {
+  const record: ClaimRecord = {
+    phase: row.phase,
+    fingerprint: row.fingerprint,
+    caller: row.caller,
+    owner: row.owner,
+    leaseUntil: Number(row.lease_until),
+    replays: row.replays,
+  };
+  if (row.reply !== null) {
+    const { httpStatus, headers, body } = row.reply;
+    record.reply = { httpStatus, headers: Object.fromEntries(headers), body: { status: body.status, code: body.code, response: body.response } };
+  }
+  return record;
+}
+
+/** phase, lease_until, replays and reply: $5 to $8 in both CLAIM and UPDATE. */
+const fields = (r: ClaimRecord) => [r.phase, wholeMs('leaseUntil', r.leaseUntil), r.replays, storedForm(r.reply)];
+
+/** A whole number of ms: a bigint column takes nothing else, and a caller's mistake is not an outage. */
+function wholeMs(name: string, value: number): number {
+  if (!Number.isSafeInteger(value)) throw new TypeError(`${name} must be a whole number of milliseconds`);
+  return value;
+}
+
+class DeadlineError extends Error {
+  override name = 'DeadlineError';
+}
+
+const unreachable = () => new ClaimStoreError('unreachable', 'the payment claims store (PostgreSQL) cannot be reached');
+const full = () => new ClaimStoreError('full', 'the payment claims store (PostgreSQL) has no room left');
+const notDurable = () =>
+  new ClaimStoreError('not-durable', 'the payment claims store (PostgreSQL) did not confirm that its standby servers keep the claim');
+
+/** A short name for why a call failed (a SQLSTATE, an errno code, or a kind), never a message: messages
+ * may name the host, a value or a user. */
+function reasonOf(err: unknown): string {
+  if (err instanceof DeadlineError) return 'timeout';
+  if (!(err instanceof Error)) return 'unknown';
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code !== '') return code;
+  if (/timeout/i.test(err.message)) return 'timeout';
+  if (/terminated/i.test(err.message)) return 'connection terminated';
+  return err.name;
+}
+
+/** PostgreSQL's WARNING when a commit's wait for its synchronous standbys was cancelled (the commit stays,
+ * on this server only): "canceling wait for synchronous replication ...". Its SQLSTATE is the plain
+ * warning's, 01000, which none of these statements meets otherwise; the text is matched too for servers
+ * that report it with another code. */
+const cancelledSyncWait = (notice: { code?: string; message?: string }): boolean =>
+  notice.code === '01000' || /synchronous replication/i.test(notice.message ?? '');
+
+/** A statement on the call's connection, within the call's deadline. */
+type Query = (text: string, values?: unknown[]) => Promise<{ rows: Row[]; rowCount: number }>;
+
+/** Why the state changed, for its one log line. */
+function stateMessage(now: boolean, before: boolean | undefined): { level: 'info' | 'warn' | 'error'; msg: string } {
+  if (now && before === undefined) return { level: 'info', msg: 'PostgreSQL connected: payment claims are kept in PostgreSQL' };
+  if (now) return { level: 'info', msg: 'PostgreSQL reachable again: payment claims can be taken again' };
+  if (before === undefined) return { level: 'warn', msg: 'PostgreSQL unreachable at start: payments that need a claim are refused, reconnecting in the background' };
+  return { level: 'error', msg: 'PostgreSQL unreachable: payments that need a claim are refused, reconnecting in the background' };
+}
+
+class Store implements PostgresClaimStore {
+  readonly started: Promise<void>;
+  private readonly pool: pg.Pool;
+  private readonly logger: Logger;
+  /** The URL with its password masked: the only form in which it is ever logged. */
+  private readonly postgres: string;
+  private readonly commandTimeoutMs: number;
+  /** undefined until the first attempt has ended. */
+  private up: boolean | undefined;
+  /** A call is finding out whether PostgreSQL is back: the others are refused meanwhile, not queued. */
+  private probing = false;
+  private schemaReady = false;
+  /** The start sweeps (awaited by `started`); calls sweep again once this is SWEEP_EVERY_MS old. */
+  private lastSweep = Date.now();
+  private sweeping = false;
+  private retries = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(options: PostgresClaimStoreOptions) {
+    this.logger = options.logger;
+    this.postgres = maskPostgresUrl(options.url);
+    this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      connectionTimeoutMillis: this.commandTimeoutMs,
+      keepAlive: true,
+      allowExitOnIdle: true,
+      // Set here rather than as startup options, which the URL's own parameters would override.
+      onConnect: (client) =>
+        client.query(this.timed(`SET synchronous_commit = on; SET statement_timeout = ${this.commandTimeoutMs}`, [], this.commandTimeoutMs)).then(() => undefined),
+    });
+    // An idle client whose server went away (a restart, a failover): the pool drops it; the next call finds out.
+    this.pool.on('error', (err) => this.logger.debug({ postgres: this.postgres, reason: reasonOf(err) }, 'PostgreSQL closed an idle connection'));
+    this.started = this.call(async () => undefined, false)
+      .then(() => this.sweep())
+      .catch(() => undefined);
+  }
+
+  isUp(): boolean {
+    return !this.closed && this.up === true;
+  }
+
+  async claim(id: string, record: ClaimRecord, ttlMs: number, now: number): Promise<ClaimResult> {
+    wholeMs('now', now);
+    if (!(wholeMs('ttlMs', ttlMs) > 0)) throw new TypeError('ttlMs must be above 0');
+    const values = [id, record.caller, record.fingerprint, record.owner, ...fields(record), now + ttlMs, now];
+    return this.call(async (q) => {
+      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+        if ((await q(CLAIM, values)).rowCount === 1) return { taken: true };
+        const [row] = (await q(READ, [id, now])).rows;
+        if (row && !isOpen(recordOf(row), now)) return { taken: false, existing: recordOf(row) };
+        // Gone (swept, or it expired) or opened between the two: the upsert would take it now.
+      }
+      throw unreachable();
+    });
+  }
+
+  async update(id: string, record: ClaimRecord, options: { durable?: boolean; ttlMs?: number } = {}): Promise<boolean> {
+    const now = Date.now();
+    const expiresAt = options.ttlMs === undefined ? null : now + wholeMs('ttlMs', options.ttlMs);
+    // synchronous_commit = on: an acknowledged update is as durable as this server can make it (`durable` asks nothing more).
+    const values = [id, record.owner, record.caller, record.fingerprint, ...fields(record), expiresAt, now];
+    return this.call(async (q) => (await q(UPDATE, values)).rowCount === 1);
+  }
+
+  async read(id: string): Promise<ClaimRecord | undefined> {
+    const { rows } = await this.call((q) => q(READ, [id, Date.now()]));
+    return rows[0] && recordOf(rows[0]);
+  }
+
+  changed(_id: string, ms: number): Promise<void> {
+    const wait = Math.min(Number.isFinite(ms) ? Math.max(0, ms) : 0, CHANGED_POLL_MS);
+    return new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
+  /** One call: its statements on one connection, under one deadline. While PostgreSQL is down, one call at
+   * a time tries (making the table first if it is not known to be there); the others are refused at once.
+   * The background retry (not `gated`) never holds a call back: the first call after a recovery tries. */
+  private async call<T>(work: (q: Query) => Promise<T>, gated = true): Promise<T> {
+    if (this.closed) throw unreachable();
+    const probe = gated && this.up !== true;
+    if (probe && this.probing) throw unreachable();
+    if (probe) this.probing = true;
+    const deadline = Date.now() + this.commandTimeoutMs;
+    try {
+      const result = await this.session(deadline, async (q) => {
+        if (!this.schemaReady) await this.makeTable(q);
+        return work(q);
+      });
+      this.setUp(true);
+      if (Date.now() - this.lastSweep >= SWEEP_EVERY_MS) void this.sweep();
+      return result;
+    } catch (err) {
+      if (err instanceof ClaimStoreError) throw err;
+      const reason = reasonOf(err);
+      // Out of disk: PostgreSQL answers, it cannot take another claim.
+      if (reason === '53100') throw full();
+      // The table was dropped under a running gateway: made again by the next call.
+      if (reason === '42P01') this.schemaReady = false;
+      // A value PostgreSQL refused (class 22 or 23) is this gateway's fault, not an outage: the state stays.
+      if (/^2[23]/.test(reason)) {
+        this.logger.error({ postgres: this.postgres, reason }, 'PostgreSQL refused a payment claim statement');
+        throw unreachable();
+      }
+      this.setUp(false, reason);
+      throw unreachable();
+    } finally {
+      if (probe) this.probing = false;
+    }
+  }
+
+  /** The table, made when missing. Looked up first: a user allowed to use an existing table but not to
+   * create one (CREATE ... IF NOT EXISTS still asks for that right) works with a table made beforehand. */
+  private async makeTable(q: Query): Promise<void> {
+    const { rows } = await q(`SELECT to_regclass('${CLAIMS_TABLE}') IS NOT NULL AS present`);
+    if (!(rows[0] as unknown as { present: boolean }).present) await q(SCHEMA);
+    this.schemaReady = true;
+  }
+
+  /** A client of the pool for `work`, with an `error` listener while it is out (a client in use that
+   * loses its server emits `error`, which would otherwise crash the process). */
+  private async session<T>(deadline: number, work: (q: Query) => Promise<T>): Promise<T> {
+    const client = await this.checkout(deadline);
+    let failure: Error | undefined;
+    const onError = (err: Error) => (failure ??= err);
+    client.on('error', onError);
+    const q: Query = async (text, values = []) => {
+      if (failure) throw failure;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new DeadlineError(`no answer within ${this.commandTimeoutMs} ms`);
+      let cancelledWait = false;
+      const onNotice = (notice: { code?: string; message?: string }) => (cancelledWait ||= cancelledSyncWait(notice));
+      client.on('notice', onNotice);
+      try {
+        const result = await client.query<Row>(this.timed(text, values, remaining));
+        if (cancelledWait) throw notDurable();
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      } finally {
+        client.off('notice', onNotice);
+      }
+    };
+    try {
+      return await work(q);
+    } catch (err) {
+      failure ??= err instanceof Error ? err : new Error('failed');
+      throw err;
+    } finally {
+      client.off('error', onError);
+      // A client that failed is closed, not reused (a timed-out one may still be busy with its statement).
+      client.release(failure);
+    }
+  }
+
+  /** pool.connect() within the deadline; a client that comes after it goes straight back to the pool. */
+  private checkout(deadline: number): Promise<pg.PoolClient> {
+    return new Promise((resolve, reject) => {
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        reject(new DeadlineError(`no connection within ${this.commandTimeoutMs} ms`));
+      }, Math.max(0, deadline - Date.now()));
+      this.pool.connect().then(
+        (client) => {
+          if (late) return client.release();
+          clearTimeout(timer);
+          resolve(client);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          if (!late) reject(err);
+        },
+      );
+    });
+  }
+
+  /** A statement with a client-side deadline too: statement_timeout does not cover a server that never answers. */
+  private timed(text: string, values: unknown[], ms: number): pg.QueryConfig {
+    const config: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: ms };
+    return config;
+  }
+
+  /** One log line per change of state; while down, a timer tries again in the background. */
+  private setUp(now: boolean, reason?: string): void {
+    if (this.closed) return;
+    if (!now) this.scheduleRetry();
+    if (now === this.up) return;
+    const before = this.up;
+    this.up = now;
+    if (now) {
+      this.retries = 0;
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+    }
+    const { level, msg } = stateMessage(now, before);
+    this.logger[level]({ postgres: this.postgres, ...(now ? {} : { reason }) }, msg);
+  }
+
+  /** Equal jitter, doubling up to RETRY_MAX_MS: replicas retrying never come back at once. Unref'd: it
+   * never keeps the process alive. */
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined || this.closed) return;
+    const ceiling = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(this.retries++, 20));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.closed || this.up === true) return;
+      this.call(async () => undefined, false).catch(() => this.scheduleRetry());
+    }, Math.round(ceiling / 2 + (Math.random() * ceiling) / 2));
+    this.retryTimer.unref();
+  }
+
+  /** Deletes expired rows (a batch at a time); never throws, never marks PostgreSQL down. */
+  private async sweep(): Promise<void> {
+    if (this.sweeping || this.closed || this.up !== true) return;
+    this.sweeping = true;
+    try {
+      const { rowCount } = await this.session(Date.now() + this.commandTimeoutMs, (q) => q(SWEEP, [Date.now()]));
+      // A full batch: more are left, and the next call sweeps again.
+      if (rowCount < SWEEP_BATCH) this.lastSweep = Date.now();
+      if (rowCount > 0) this.logger.debug({ postgres: this.postgres, deleted: rowCount }, 'expired payment claims deleted');
+    } catch (err) {
+      this.logger.debug({ postgres: this.postgres, reason: reasonOf(err) }, 'expired payment claims could not be deleted now');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+/** Connects at once, in the background: await `started` for the first attempt's outcome. */
+export function createPostgresClaimStore(options: PostgresClaimStoreOptions): PostgresClaimStore {
+  return new Store(options);
+}
