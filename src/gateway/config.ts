@@ -37,6 +37,21 @@ const redisUrl = z
   }, 'must not carry a query string or fragment (the database number is the path: redis://host:6379/2)')
   .refine((v) => /^\/?$|^\/\d{1,5}$/.test(new URL(v).pathname), 'its path must be empty or a database number (redis://host:6379/2)');
 
+/** Where payment claims live when not in REDIS_URL's Redis: postgres:// (durable, PostgreSQL) or a Redis of
+ * their own. Its messages never repeat the value: it may hold a password. */
+const idempotencyUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^(postgres|postgresql|rediss?):\/\//i.test(v), { message: 'must be a postgres://, postgresql://, redis:// or rediss:// URL', abort: true })
+  .refine((v) => new URL(v).hostname !== '' || /^postgres/i.test(v), { message: 'must name a host', abort: true });
+
+/** The risks an operator accepts for a Redis that holds claims, by name (IDEMPOTENCY_ACCEPT_RISK). */
+export const ACCEPTABLE_RISKS = ['no-aof', 'lost-claims', 'unacknowledged'] as const;
+export type AcceptedRisk = (typeof ACCEPTABLE_RISKS)[number];
+const acceptedRisks = z
+  .string()
+  .transform((v) => v.split(',').map((r) => r.trim()).filter((r) => r !== ''))
+  .pipe(z.array(z.enum(ACCEPTABLE_RISKS, { error: `each must be one of ${ACCEPTABLE_RISKS.join(', ')}` })));
+
 /** Prepended to every key the gateway writes, so several gateways (or other applications) can share a Redis. */
 const redisKeyPrefix = z.string().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 visible ASCII characters');
 
@@ -68,6 +83,11 @@ export const settingsSchema = z.object({
   redisUrl: optionalText.pipe(redisUrl.optional()),
   redisKeyPrefix: optionalText.pipe(redisKeyPrefix.optional()).transform((v) => v ?? 'lgw:'),
   gatewaySecret: optionalText.pipe(gatewaySecret.optional()),
+  /** Payment claims' store when not REDIS_URL's Redis (postgres:// for durable claims). */
+  idempotencyUrl: optionalText.pipe(idempotencyUrl.optional()),
+  /** Keyless duplicate window in seconds (0: off): long enough for the slowest payment and a caller's retry. */
+  paymentDuplicateWindowS: z.coerce.number().int().min(0).max(24 * 3600).default(600),
+  idempotencyAcceptRisk: optionalText.transform((v) => v ?? '').pipe(acceptedRisks),
 });
 
 type SettingName = keyof z.input<typeof settingsSchema>;
@@ -93,6 +113,9 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   redisUrl: 'REDIS_URL',
   redisKeyPrefix: 'REDIS_KEY_PREFIX',
   gatewaySecret: 'GATEWAY_SECRET',
+  idempotencyUrl: 'IDEMPOTENCY_URL',
+  paymentDuplicateWindowS: 'PAYMENT_DUPLICATE_WINDOW_S',
+  idempotencyAcceptRisk: 'IDEMPOTENCY_ACCEPT_RISK',
 };
 
 
@@ -123,8 +146,15 @@ export interface GatewayConfig {
   redisUrl: string | undefined;
   /** REDIS_KEY_PREFIX (default `lgw:`). */
   redisKeyPrefix: string;
-  /** GATEWAY_SECRET: required with REDIS_URL; never logged. */
+  /** GATEWAY_SECRET: required with REDIS_URL or IDEMPOTENCY_URL; never logged. */
   gatewaySecret: string | undefined;
+  /** IDEMPOTENCY_URL: where payment claims live (postgres:// or redis://); unset: REDIS_URL's Redis, else
+   * this process. May hold a password: never log it. */
+  idempotencyUrl: string | undefined;
+  /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off). */
+  paymentDuplicateWindowS: number;
+  /** IDEMPOTENCY_ACCEPT_RISK: what an operator accepts of a Redis that cannot prove it keeps claims. */
+  idempotencyAcceptRisk: readonly AcceptedRisk[];
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -146,7 +176,7 @@ export function missingSecretWithRedis(redisUrl: string | undefined, secret: str
   return `${names.secret}: required when ${names.url} is set (the HMAC secret every replica shares, at least 32 characters)`;
 }
 
-/** REDIS_URL as it may be printed: the password replaced by `***`. */
+/** REDIS_URL (or IDEMPOTENCY_URL) as it may be printed: the password replaced by `***`. */
 export function maskRedisUrl(url: string): string {
   if (!URL.canParse(url)) return 'redis://(unparseable)';
   const u = new URL(url);
@@ -160,7 +190,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const parsed = settingsSchema.safeParse(Object.fromEntries(names.map(([key, name]) => [key, env[name]])));
   const present = (name: string) => (env[name] ?? '').trim() !== '';
   // Judged on what was given, so that it is reported beside any other bad setting.
-  const noSecret = missingSecretWithRedis(present('REDIS_URL') ? 'set' : undefined, present('GATEWAY_SECRET') ? 'set' : undefined);
+  const noSecret =
+    missingSecretWithRedis(present('REDIS_URL') ? 'set' : undefined, present('GATEWAY_SECRET') ? 'set' : undefined) ??
+    missingSecretWithRedis(present('IDEMPOTENCY_URL') ? 'set' : undefined, present('GATEWAY_SECRET') ? 'set' : undefined, { url: 'IDEMPOTENCY_URL', secret: 'GATEWAY_SECRET' });
   if (!parsed.success || noSecret !== undefined) {
     // One line per bad setting: its variable and the reason, never its value.
     const lines = (parsed.error?.issues ?? []).map((i) => `${ENVIRONMENT_NAMES[i.path[0] as SettingName] ?? i.path.join('.')}: ${i.message}`);
@@ -178,5 +210,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     testimonialsFile: e.testimonialsFile ? path.resolve(e.testimonialsFile) : undefined,
     redisUrl: e.redisUrl,
     gatewaySecret: e.gatewaySecret,
+    idempotencyUrl: e.idempotencyUrl,
   };
 }

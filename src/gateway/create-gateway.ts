@@ -3,9 +3,11 @@
 // the ordered steps, into the one Express router that serves every request. Everything is built here,
 // once; nothing is parsed or loaded per request. It never listens (start.ts does) and never starts or
 // knows the embedded sandbox: its upstream is a URL like any other. The stores are chosen here, once:
-// with a Redis connection (REDIS_URL) the Idempotency-Keys, the read cache's second tier and the write
-// generations are shared by every replica; without one they live in this process. It uses the connection
-// and never closes it.
+// with a Redis connection (REDIS_URL) the read cache's second tier and the write generations are shared
+// by every replica; without one they live in this process. The payment claims live in the store the
+// caller opened (open-claim-store.ts: PostgreSQL or Redis), else in this process. It uses the connection
+// and the claims store and never closes them.
+import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { V1Record } from '../mapping/legacy-record.js';
@@ -15,15 +17,15 @@ import { ConfigError, missingSecretWithRedis } from './config.js';
 import { createGatewayRouter } from './edge/router.js';
 import { buildRouteTable, type RouteTable } from './edge/route-table.js';
 import type { RequestLifecycle } from './lifecycle.js';
-import { noMetrics, type GatewayMetrics, type IdempotencyEvent } from './metrics/gateway-metrics.js';
+import { noMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
 import { readinessProbe } from './routes/health.js';
 import { legacyReadRoute } from './routes/legacy-read.js';
 import { createPassthrough } from './routes/passthrough.js';
 import { paymentRoute } from './routes/payment.js';
-import type { IdempotencyStore } from './state/idempotency.js';
 import { refusedTheApiKey } from '../payment/contract.js';
-import { createMemoryIdempotencyStore } from './state/idempotency-memory.js';
-import { createRedisIdempotencyStore } from './state/idempotency-redis.js';
+import type { ClaimStore } from './state/claim-store.js';
+import { createMemoryClaimStore } from './state/claims-memory.js';
+import { createPaymentClaims, type PaymentClaims } from './state/payment-claims.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
 import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/roster-cache.js';
 import { createRedisResponseStore } from './state/response-store-redis.js';
@@ -72,8 +74,13 @@ export interface GatewayParts {
   redis?: SharedRedis;
   /** REDIS_KEY_PREFIX: put before every Redis key and channel (default `lgw:`). */
   keyPrefix?: string;
-  /** GATEWAY_SECRET, the HMAC secret every replica shares; required with `redis`. */
+  /** GATEWAY_SECRET, the HMAC secret every replica shares; required with `redis` or `claims`. */
   secret?: string;
+  /** Where payment claims live when shared (open-claim-store.ts); unset: this process. The caller opens it
+   * and closes it after `close()`. */
+  claims?: ClaimStore;
+  /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off; default 600). */
+  paymentDuplicateWindowS?: number;
 }
 
 export interface Gateway {
@@ -98,9 +105,13 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, generations:
   return steps;
 }
 
-/** The longest a repeated keyed payment waits for the first call, in flight on another replica: the
- * payment's upstream calls (its checks, then the POST) plus a margin. */
-const idempotencyWaitMs = (settings: GatewaySettings): number => settings.upstreamTimeoutMs * 2 + 2000;
+/** The longest a repeated payment waits for the first call, in flight on another replica: the payment's
+ * upstream calls (its checks, the new client, then the POST) plus a margin. */
+const idempotencyWaitMs = (settings: GatewaySettings): number => settings.upstreamTimeoutMs * 3 + 2000;
+
+/** The keyless duplicate window by default: the slowest payment (its checks, a new client and the POST,
+ * each up to the upstream timeout) and a caller's retry after its own timeout, with room to spare. */
+export const DEFAULT_DUPLICATE_WINDOW_S = 600;
 
 /** What the shared stores need, once checked: the connection, the key prefix and the shared secret. */
 interface SharedState {
@@ -115,17 +126,25 @@ function sharedState(parts: GatewayParts): SharedState | undefined {
   return { redis: parts.redis, prefix: parts.keyPrefix ?? 'lgw:', secret: parts.secret };
 }
 
-/** The Idempotency-Key store: shared through Redis, or this process's own. */
-function idempotencyStore(parts: GatewayParts, shared: SharedState | undefined, metrics: GatewayMetrics): IdempotencyStore {
-  const onEvent = (event: IdempotencyEvent) => metrics.idempotencyEvent(event);
-  if (shared) return createRedisIdempotencyStore({ ...shared, waitMs: idempotencyWaitMs(parts.settings), onEvent, releasesKey: refusedTheApiKey });
-  return createMemoryIdempotencyStore({
-    onEvent,
+/** The payment claims: in the store the caller opened, or this process's own. */
+function paymentClaims(parts: GatewayParts, metrics: GatewayMetrics): PaymentClaims {
+  if (parts.claims && parts.secret === undefined) throw new ConfigError(missingSecretWithRedis('set', undefined, { url: 'claims', secret: 'secret' }));
+  const store =
+    parts.claims ??
+    createMemoryClaimStore({
+      onFullChange: (full) =>
+        full
+          ? parts.logger.warn('payment claims store full: payments that would take a new claim are refused (code 8, 503) until stored claims expire')
+          : parts.logger.info('payment claims store takes new claims again'),
+    });
+  return createPaymentClaims({
+    store,
+    secret: parts.secret ?? randomBytes(32),
+    waitMs: idempotencyWaitMs(parts.settings),
+    keylessWindowMs: (parts.paymentDuplicateWindowS ?? DEFAULT_DUPLICATE_WINDOW_S) * 1000,
+    logger: parts.logger,
+    onEvent: (event, keyless) => metrics.idempotencyEvent(event, keyless ? 'keyless' : 'key'),
     releasesKey: refusedTheApiKey,
-    onFullChange: (full) =>
-      full
-        ? parts.logger.warn('Idempotency-Key store full: keyed payments with a new key are refused (code 8, 503) until stored keys expire')
-        : parts.logger.info('Idempotency-Key store takes new keys again'),
   });
 }
 
@@ -168,7 +187,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     ...(shared ? { shared: createRedisResponseStore({ redis: shared.redis, prefix: shared.prefix }), generations } : {}),
     ...(parts.now ? { now: parts.now } : {}),
   });
-  const idempotency = idempotencyStore(parts, shared, metrics);
+  const claims = paymentClaims(parts, metrics);
   const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, generations });
   const health = readinessProbe({
     upstreamUrl: settings.upstreamUrl,
@@ -190,7 +209,7 @@ export function createGateway(parts: GatewayParts): Gateway {
       transport,
       writer: client,
       generations,
-      idempotency,
+      claims,
       logger: parts.logger,
       ...(lifecycle ? { mustFinish: (req) => lifecycle.mustFinish(req), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
       onPaymentCode: (code) => metrics.paymentCompleted(code),
@@ -202,7 +221,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     router,
     table,
     async close() {
-      await idempotency.close();
+      await claims.close();
       await passthrough.close();
       // After a drain every payment has answered (must-finish, held): the v1 calls left belong to reads the
       // drain already answered 503 at its deadline, and are abandoned rather than waited for.

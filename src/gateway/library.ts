@@ -5,7 +5,8 @@
 // throws at once instead of failing requests later. Listening, metrics, the drain on SIGTERM and the
 // recording of calls stay with the host application or with `legacy-gateway serve`. With `redisUrl` the
 // router shares its Idempotency-Keys and read cache through Redis like a served replica: it connects in the
-// background (the router serves at once, Redis up or not) and `close()` disconnects.
+// background (the router serves at once, Redis up or not) and `close()` disconnects; `idempotencyUrl` keeps
+// the payment claims in PostgreSQL (or a Redis of their own) the same way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import { loadMappingDirectorySync } from './loaders/mapping-files.js';
 import { loadOperatorRecords } from './loaders/static-records.js';
 import { createLogger } from './logging.js';
 import { completeMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
+import { openClaimStore, openingClaimStore } from './state/open-claim-store.js';
 import { createRedisConnection } from './state/redis-connection.js';
 
 const optionsSchema = settingsSchema
@@ -31,6 +33,9 @@ const optionsSchema = settingsSchema
     redisUrl: true,
     redisKeyPrefix: true,
     gatewaySecret: true,
+    idempotencyUrl: true,
+    paymentDuplicateWindowS: true,
+    idempotencyAcceptRisk: true,
   })
   .extend({ upstreamUrl: settingsSchema.shape.upstreamUrl.pipe(z.string({ error: 'is required' })) });
 
@@ -55,13 +60,25 @@ export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRoute
     throw new ConfigError(`legacyGateway: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
   const o = parsed.data;
-  const noSecret = missingSecretWithRedis(o.redisUrl, o.gatewaySecret, { url: 'redisUrl', secret: 'gatewaySecret' });
+  const noSecret =
+    missingSecretWithRedis(o.redisUrl, o.gatewaySecret, { url: 'redisUrl', secret: 'gatewaySecret' }) ??
+    missingSecretWithRedis(o.idempotencyUrl, o.gatewaySecret, { url: 'idempotencyUrl', secret: 'gatewaySecret' });
   if (noSecret !== undefined) throw new ConfigError(`legacyGateway: ${noSecret}`);
   const { reads, payment } = loadMappingDirectorySync(o.mappingsDir ?? SHIPPED_MAPPINGS_DIR);
   if (!payment) throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
   const operatorFiles = loadOperatorRecords(reads, { TESTIMONIALS_FILE: o.testimonialsFile });
   const logger = givenLogger ?? createLogger(o.logLevel);
   const redis = o.redisUrl === undefined ? undefined : createRedisConnection({ url: o.redisUrl, logger });
+  // Payment claims: idempotencyUrl's store, else redisUrl's Redis, else this process; opened in the
+  // background like the Redis connection (payments are refused until it answers).
+  const claims =
+    o.idempotencyUrl === undefined && !redis
+      ? undefined
+      : openingClaimStore(
+          (redis?.started ?? Promise.resolve()).then(() =>
+            openClaimStore({ idempotencyUrl: o.idempotencyUrl, redis, prefix: o.redisKeyPrefix, acceptedRisks: o.idempotencyAcceptRisk, logger }),
+          ),
+        );
   let gateway: Gateway;
   try {
     gateway = createGateway({
@@ -71,14 +88,18 @@ export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRoute
       staticRecords: (setting) => operatorFiles.get(setting),
       logger,
       ...(metrics ? { metrics: completeMetrics(metrics) } : {}),
-      ...(redis ? { redis, keyPrefix: o.redisKeyPrefix, secret: o.gatewaySecret } : {}),
+      ...(redis ? { redis, keyPrefix: o.redisKeyPrefix } : {}),
+      ...(o.gatewaySecret !== undefined ? { secret: o.gatewaySecret } : {}),
+      ...(claims ? { claims: claims.store } : {}),
+      paymentDuplicateWindowS: o.paymentDuplicateWindowS,
     });
   } catch (err) {
-    void redis?.close();
+    void claims?.close().finally(() => redis?.close());
     throw err;
   }
   const close = async (): Promise<void> => {
     await gateway.close();
+    await claims?.close();
     await redis?.close();
   };
   return Object.assign(gateway.router as unknown as LegacyGatewayRouter, { close });

@@ -20,6 +20,7 @@ import { createLogger } from './logging.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createRecorder, type Recorder } from './steps/record.js';
+import { openClaimStore, type OpenedClaimStore } from './state/open-claim-store.js';
 import type { RedisConnection } from './state/redis-connection.js';
 import type { SharedRedis } from './state/shared-redis.js';
 
@@ -124,6 +125,7 @@ interface Resources {
   gateway: Gateway;
   recorder: Recorder | undefined;
   redis: RedisConnection | undefined;
+  claims: OpenedClaimStore | undefined;
   metricsServer?: MetricsServer | undefined;
 }
 
@@ -137,6 +139,7 @@ function closer(resources: Resources, logger: Logger): () => Promise<void> {
       // deadline instead of waiting for them, so the process can exit right after the deadline.
       await resources.gateway.close();
       // After the gateway: its stores may still be writing the last replies.
+      await resources.claims?.close();
       await resources.redis?.close();
       await resources.recorder?.close();
       await resources.metricsServer?.close();
@@ -162,6 +165,16 @@ async function openRedis(url: string, logger: Logger): Promise<RedisConnection> 
   return createRedisConnection({ url, logger });
 }
 
+/** Payment claims: IDEMPOTENCY_URL's store, else REDIS_URL's Redis, else (undefined) this process. A
+ * store that must not be trusted with money stops the start, naming the setting. */
+async function openClaims(config: GatewayConfig, redis: RedisConnection | undefined, logger: Logger): Promise<OpenedClaimStore | undefined> {
+  const claims = await openClaimStore({ idempotencyUrl: config.idempotencyUrl, redis, prefix: config.redisKeyPrefix, acceptedRisks: config.idempotencyAcceptRisk, logger });
+  const unsafe = claims?.startProblem();
+  if (unsafe === undefined) return claims;
+  await claims?.close();
+  throw new ConfigError(unsafe);
+}
+
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -182,6 +195,11 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   // metric starts right), then the connection keeps trying in the background.
   const redis = config.redisUrl === undefined ? undefined : await openRedis(config.redisUrl, logger);
   await redis?.started;
+  const claims = await openClaims(config, redis, logger).catch(async (err: unknown) => {
+    await redis?.close();
+    await recorder?.close();
+    throw err;
+  });
   let gateway: Gateway;
   try {
     gateway = createGateway({
@@ -195,10 +213,14 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       ...(recorder ? { recorder: recorder.step } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.upstream?.demo ? { demo: true } : {}),
-      ...(redis ? { redis, keyPrefix: config.redisKeyPrefix, secret: config.gatewaySecret } : {}),
+      ...(redis ? { redis, keyPrefix: config.redisKeyPrefix } : {}),
+      ...(config.gatewaySecret !== undefined ? { secret: config.gatewaySecret } : {}),
+      ...(claims ? { claims: claims.store } : {}),
+      paymentDuplicateWindowS: config.paymentDuplicateWindowS,
     });
   } catch (err) {
     // Nothing may keep the process alive after a failed start.
+    await claims?.close();
     await redis?.close();
     await recorder?.close();
     throw err;
@@ -207,18 +229,20 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const port = await listen(server, config).catch(async (err: unknown) => {
     // Nothing may keep the process alive after a failed start (a port in use, say).
     await gateway.close();
+    await claims?.close();
     await redis?.close();
     await recorder?.close();
     throw err;
   });
-  const resources: Resources = { server, lifecycle, gateway, recorder, redis };
+  const resources: Resources = { server, lifecycle, gateway, recorder, redis, claims };
   resources.metricsServer = await startMetrics(prometheus, config, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await gateway.close();
+    await claims?.close();
     await redis?.close();
   });
   logger.info(
-    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL', sharedState: redis ? 'redis' : 'in process' },
+    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL', sharedState: redis ? 'redis' : 'in process', paymentClaims: claims?.kind ?? 'in process', duplicateWindowS: config.paymentDuplicateWindowS },
     'legacy-gateway listening',
   );
 

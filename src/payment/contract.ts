@@ -26,8 +26,8 @@ export const PAYMENT_CODES = {
   /** `discount` is unknown, inactive, or only valid for another service. */
   discountInvalid: 7,
   /** The payment was refused otherwise or its outcome is unknown; or a fault stopped a check before any
-   * POST (the message says no payment was made); or the Idempotency-Key store could not take the key
-   * (503, no payment made) or holds a first call that stopped with no reply (502, outcome unknown). */
+   * POST (the message says no payment was made); or the claims store could not take the claim (503, no
+   * payment made) or holds a first call that stopped with no reply (502, outcome unknown). */
   paymentFailed: 8,
   /** A package payment (a service whose group holds more than one session) was refused. */
   packageRefused: 9,
@@ -171,31 +171,37 @@ export const malformedIdempotencyKeyReply = (mapping: Texts): LegacyPaymentReply
 export const idempotencyKeyReusedReply = (mapping: Texts): LegacyPaymentReply =>
   reply(PAYMENT_CODES.invalidFields, mapping.messages.idempotencyMismatch, 409);
 
-/** Why the Idempotency-Key store could not take or follow a key: the reason its 503 gives. */
-export const IDEMPOTENCY_UNAVAILABLE_REASONS = {
-  full: 'the Idempotency-Key store is full',
-  'store-unreachable': 'the Idempotency-Key store cannot be reached',
-  'wait-expired': 'the first call with this Idempotency-Key has not answered yet',
+/** Why a claim could not be taken or followed: the reason its 503 gives. `keyed`: with an Idempotency-Key;
+ * `keyless`: the duplicate check of a payment sent without one. */
+export const CLAIM_UNAVAILABLE_REASONS = {
+  full: { keyed: 'the Idempotency-Key store is full', keyless: 'the payment duplicate check is full' },
+  'store-unreachable': { keyed: 'the Idempotency-Key store cannot be reached', keyless: 'the payment duplicate check cannot be reached' },
+  'wait-expired': { keyed: 'the first call with this Idempotency-Key has not answered yet', keyless: 'an identical payment sent just before has not answered yet' },
+  'not-durable': { keyed: 'the Idempotency-Key store cannot prove it keeps keys', keyless: 'the payment duplicate check cannot prove it keeps payments' },
 } as const;
 
-export type IdempotencyUnavailableReason = keyof typeof IDEMPOTENCY_UNAVAILABLE_REASONS;
+export type ClaimUnavailableReason = keyof typeof CLAIM_UNAVAILABLE_REASONS;
 
 /**
- * 503, code 8: the Idempotency-Key store could not take the key (full, unreachable) or the first call with
- * it is still running; answered before any v1 call. A retry with the same key is safe: it pays once, or
- * gets the first call's reply.
+ * 503, code 8: the claim could not be taken (the store is full, unreachable, or cannot prove it keeps
+ * claims) or the first call is still running; answered before any v1 write. `detail` (the store's own
+ * words, never a value) replaces the generic reason. A retry is safe: it pays once, or gets the first
+ * call's reply.
  */
-export const idempotencyUnavailableReply = (reason: IdempotencyUnavailableReason, mapping: Texts): LegacyPaymentReply =>
-  reply(PAYMENT_CODES.paymentFailed, fill(mapping.messages.idempotencyUnavailable, { reason: IDEMPOTENCY_UNAVAILABLE_REASONS[reason] }), 503);
+export function claimUnavailableReply(reason: ClaimUnavailableReason, keyed: boolean, mapping: Texts, detail?: string): LegacyPaymentReply {
+  const why = detail ?? CLAIM_UNAVAILABLE_REASONS[reason][keyed ? 'keyed' : 'keyless'];
+  return reply(PAYMENT_CODES.paymentFailed, fill(keyed ? mapping.messages.idempotencyUnavailable : mapping.messages.duplicateUnavailable, { reason: why }), 503);
+}
 
 /**
- * 502, code 8: the first call with this key stopped while paying (its replica died, or its reply could not
- * be stored) and no reply was kept: the payment may have been made, and it is never made again under this
- * key. A fault's status, as every outcome the gateway cannot know: HTTP 200 with code 8 is v1 refusing the
- * payment, which an integration may take as "not paid" and pay again.
+ * 502, code 8: the first call stopped while paying (its replica died, or its reply could not be stored) and
+ * no reply was kept: the payment may have been made, and it is never made again under this claim (this
+ * Idempotency-Key, or for a keyless payment the same payment within the duplicate window). A fault's
+ * status, as every outcome the gateway cannot know: HTTP 200 with code 8 is v1 refusing the payment,
+ * which an integration may take as "not paid" and pay again.
  */
-export const idempotencyOutcomeUnknownReply = (mapping: Texts): LegacyPaymentReply =>
-  reply(PAYMENT_CODES.paymentFailed, mapping.messages.idempotencyOutcomeUnknown, 502);
+export const claimOutcomeUnknownReply = (keyed: boolean, mapping: Texts): LegacyPaymentReply =>
+  reply(PAYMENT_CODES.paymentFailed, keyed ? mapping.messages.idempotencyOutcomeUnknown : mapping.messages.duplicateOutcomeUnknown, 502);
 
 /** 500, code 8: a fault inside the gateway; the caller is told to check the payments before retrying. */
 export const internalFaultReply = (mapping: Texts): LegacyPaymentReply =>

@@ -6,6 +6,7 @@
 //      (steps 2 and 3: a reply that is not an object carrying the requested id is a fault, code 8)
 //   4. discount valid                    GET /discounts?code=; discountInvalid 7
 //   5. timezone known                    GET /timezones; unknown: the fallback, no code
+//      (then the port may refuse before any write: the payment's claim could not be kept)
 //   6. new client (no client_id)         POST /clients; the mapping's rules (4, 2, 0), else clientNotCreated 5;
 //                                        a fault: clientNotCreated 5 too (no payment was attempted)
 //   7. the payment                       POST /payments; paymentAdded 12, or the mapping's rules (9, 11, 7, 0),
@@ -30,6 +31,9 @@ export interface PaymentPorts {
   get(path: string, query: Record<string, string>, cacheTtlMs: number): Promise<unknown>;
   /** A v1 POST, made once; resolves with the parsed 2xx body, rejects with a GatewayError. */
   post(path: string, body: Record<string, unknown>): Promise<unknown>;
+  /** Asked once, before the flow's first POST: a reply refuses the payment there (the claim of this
+   * payment could not be kept), and nothing is written to v1; undefined lets the flow go on. */
+  beforeWrites?(): Promise<LegacyPaymentReply | undefined>;
 }
 
 type V1Record = Record<string, unknown>;
@@ -194,6 +198,8 @@ export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMappi
     }
     if (present(fields, 'discount')) await checkDiscount(ports, fields, mapping);
     const timezone = await resolveTimezone(ports, fields, mapping);
+    const refused = await ports.beforeWrites?.();
+    if (refused) return refused;
     const clientId = existingClient ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone));
     return noteNewClient(await createPayment(ports, fields, mapping, clientId, timezone), newClientId, mapping);
   } catch (caught) {

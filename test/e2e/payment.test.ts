@@ -268,7 +268,9 @@ describe('upstream faults on the payment POST (recording fake upstream)', () => 
 
   beforeAll(async () => {
     fake = await startRecordingUpstream();
-    viaFake = await startTestGateway({ UPSTREAM_URL: fake.url, UPSTREAM_API_KEY: 'FAKE-UPSTREAM-KEY' });
+    // Each call here is one fault on its own: the duplicate check (which would answer a repeat after an
+    // unknown outcome with the first reply) is off, and has tests of its own (payment-duplicates.test.ts).
+    viaFake = await startTestGateway({ UPSTREAM_URL: fake.url, UPSTREAM_API_KEY: 'FAKE-UPSTREAM-KEY', PAYMENT_DUPLICATE_WINDOW_S: '0' });
   });
   afterAll(async () => {
     allLogs.push(...viaFake.logs);

@@ -100,10 +100,11 @@ describe('with REDIS_URL', () => {
     expect((await pay(gateway, 'redis-state-key-0001')).status).toBe(200);
     expect((await pay(gateway, 'redis-state-key-0001')).status).toBe(200);
     const text = await scrape(gateway);
-    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="claimed"}')).toBe(1);
-    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="replayed"}')).toBe(1);
-    const events = text.split('\n').filter((l) => l.startsWith('legacy_gateway_idempotency_events_total{')).map((l) => /event="([^"]+)"/.exec(l)![1]);
-    expect(events.sort()).toEqual(['claimed', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_unavailable', 'replayed', 'wait_expired', 'waited']);
+    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="claimed",claim="key"}')).toBe(1);
+    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="replayed",claim="key"}')).toBe(1);
+    const events = text.split('\n').filter((l) => l.startsWith('legacy_gateway_idempotency_events_total{')).map((l) => /event="([^"]+)",claim="([^"]+)"/.exec(l)!.slice(1).join(' '));
+    const names = ['claimed', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_not_durable', 'refused_unavailable', 'replayed', 'wait_expired', 'waited'];
+    expect(events.sort()).toEqual([...names.map((e) => `${e} key`), ...names.map((e) => `${e} keyless`)].sort());
   });
 
   it('Redis stopped: /readyz stays 200 saying "redis":"down", reads go on, keyed payments are refused before v1; started: all back, one log line per change', async () => {
@@ -122,7 +123,7 @@ describe('with REDIS_URL', () => {
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ status: 'failure', code: 8 });
     expect(upstream.received.filter((r) => r.method === 'POST').length).toBe(posts);
-    expect(sample(await scrape(gateway), 'legacy_gateway_idempotency_events_total{event="refused_unavailable"}')).toBe(1);
+    expect(sample(await scrape(gateway), 'legacy_gateway_idempotency_events_total{event="refused_unavailable",claim="key"}')).toBe(1);
 
     const up = redisBecomes(gateway, true);
     await redis.start();
@@ -173,8 +174,8 @@ describe('without REDIS_URL', () => {
     expect((await pay(gateway, 'memory-state-key-0001')).status).toBe(200);
     const text = await scrape(gateway);
     expect(text).not.toContain('legacy_gateway_redis_up');
-    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="claimed"}')).toBe(1);
-    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="refused_unavailable"}')).toBe(0);
+    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="claimed",claim="key"}')).toBe(1);
+    expect(sample(text, 'legacy_gateway_idempotency_events_total{event="refused_unavailable",claim="key"}')).toBe(0);
   });
 });
 

@@ -7,13 +7,17 @@ export type UpstreamOutcome = 'ok' | 'client_error' | 'rate_limited' | 'server_e
 
 export type CacheEvent = 'hit' | 'miss' | 'stale';
 
-/** What became of one keyed payment call at the Idempotency-Key store (the closed set of label values):
+/** What became of one claimed payment call at the claims store (the closed set of label values):
  * `claimed` it ran, `replayed` it got a stored reply, `waited` it waited for a first call in flight
  * elsewhere, `mismatch` the key was reused with other fields, `outcome_unknown` the first call's end was
- * never recorded, `refused_full` the store had no room, `refused_unavailable` the store (Redis) could not
- * be reached, `wait_expired` the first call did not finish within the wait. */
-export const IDEMPOTENCY_EVENTS = ['claimed', 'replayed', 'waited', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_unavailable', 'wait_expired'] as const;
+ * never recorded, `refused_full` the store had no room, `refused_unavailable` the store could not be
+ * reached, `refused_not_durable` the store could not prove it keeps claims, `wait_expired` the first call
+ * did not finish within the wait. */
+export const IDEMPOTENCY_EVENTS = ['claimed', 'replayed', 'waited', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_unavailable', 'refused_not_durable', 'wait_expired'] as const;
 export type IdempotencyEvent = (typeof IDEMPOTENCY_EVENTS)[number];
+
+/** Which claim a payment call took: its Idempotency-Key, or (keyless) its fingerprint. */
+export type ClaimKind = 'key' | 'keyless';
 
 export interface GatewayMetrics {
   /** A request entered the listener (the in-flight gauge goes up). */
@@ -28,7 +32,7 @@ export interface GatewayMetrics {
   paymentCompleted(code: number): void;
   /** Redis (REDIS_URL) came up or went down; called once at start with its state, then on each change. */
   redisState(up: boolean): void;
-  idempotencyEvent(event: IdempotencyEvent): void;
+  idempotencyEvent(event: IdempotencyEvent, claim: ClaimKind): void;
 }
 
 export const noMetrics: GatewayMetrics = {

@@ -3,7 +3,7 @@
 // Every label value is checked against a closed set here, whatever the caller passes: a label can never
 // carry an API key, a path or any other value taken from a request.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { IDEMPOTENCY_EVENTS, type CacheEvent, type GatewayMetrics, type IdempotencyEvent, type UpstreamOutcome } from './gateway-metrics.js';
+import { IDEMPOTENCY_EVENTS, type CacheEvent, type ClaimKind, type GatewayMetrics, type IdempotencyEvent, type UpstreamOutcome } from './gateway-metrics.js';
 
 /** Route names that are not legacy methods; `other` stands for anything not known at start. */
 export const FIXED_ROUTE_NAMES = ['passthrough', 'payment', 'healthz', 'readyz', 'rejected', 'other'] as const;
@@ -25,23 +25,26 @@ export interface PrometheusOptions {
   redis?: boolean;
 }
 
-/** The Idempotency-Key store's events, and Redis's state when REDIS_URL is set. */
+const CLAIM_KINDS: readonly ClaimKind[] = ['key', 'keyless'];
+
+/** The payment claims' events (keyed and keyless: a keyless `replayed`, `waited` or `outcome_unknown` is
+ * a duplicate payment suppressed), and Redis's state when REDIS_URL is set. */
 function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMetrics, 'redisState' | 'idempotencyEvent'> {
   const idempotency = new Counter({
     name: 'legacy_gateway_idempotency_events_total',
-    help: 'Keyed payment calls at the Idempotency-Key store, by what became of them.',
-    labelNames: ['event'],
+    help: 'Claimed payment calls (claim="key": an Idempotency-Key; "keyless": the duplicate check), by what became of them.',
+    labelNames: ['event', 'claim'],
     registers: [registry],
   });
-  for (const event of IDEMPOTENCY_EVENTS) idempotency.inc({ event }, 0);
+  for (const claim of CLAIM_KINDS) for (const event of IDEMPOTENCY_EVENTS) idempotency.inc({ event, claim }, 0);
   const redisUp = redis
     ? new Gauge({ name: 'legacy_gateway_redis_up', help: 'Whether Redis (REDIS_URL, the state replicas share) answers: 1 up, 0 down.', registers: [registry] })
     : undefined;
   redisUp?.set(0);
   return {
     redisState: (up) => redisUp?.set(up ? 1 : 0),
-    idempotencyEvent: (event: IdempotencyEvent) => {
-      if ((IDEMPOTENCY_EVENTS as readonly string[]).includes(event)) idempotency.inc({ event });
+    idempotencyEvent: (event: IdempotencyEvent, claim: ClaimKind) => {
+      if ((IDEMPOTENCY_EVENTS as readonly string[]).includes(event) && CLAIM_KINDS.includes(claim)) idempotency.inc({ event, claim });
     },
   };
 }

@@ -13,7 +13,7 @@
 import { createClient, ErrorReply } from '@redis/client';
 import type { Logger } from 'pino';
 import { maskRedisUrl } from '../config.js';
-import type { SetOptions, SharedRedis } from './shared-redis.js';
+import type { ClaimsRedis, SetOptions } from './shared-redis.js';
 
 /** Redis could not be asked, or did not answer in time. Redis's own error replies (`OOM ...`, `NOPERM ...`)
  * are passed on as node-redis's ErrorReply instead, so a store can tell a full Redis from an absent one. */
@@ -49,7 +49,7 @@ export interface RedisConnectionOptions {
   random?: () => number;
 }
 
-export interface RedisConnection extends SharedRedis {
+export interface RedisConnection extends ClaimsRedis {
   /** Settles once the first attempt to connect has: Redis up (and its eviction policy read), or found down
    * (it keeps trying in the background). Never rejects: a gateway starts without Redis. */
   readonly started: Promise<void>;
@@ -318,6 +318,18 @@ class Connection implements RedisConnection {
     const expiration = options.ttlMs !== undefined ? { type: 'PX' as const, value: options.ttlMs } : options.keepTtl ? ('KEEPTTL' as const) : undefined;
     const reply = await this.command((c) => c.set(key, value, { ...(condition ? { condition } : {}), ...(expiration ? { expiration } : {}) }));
     return reply !== null;
+  }
+
+  evalScript(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    return this.command((c) => c.eval(script, { keys: [...keys], arguments: [...args] }));
+  }
+
+  async waitReplicas(count: number, timeoutMs: number): Promise<number> {
+    return Number(await this.command((c) => c.wait(count, timeoutMs)));
+  }
+
+  async info(section: string): Promise<string> {
+    return String(await this.command((c) => c.info(section)));
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -26,3 +26,15 @@ export interface SharedRedis {
   onStateChange(listener: (up: boolean) => void): void;
   close(): Promise<void>;
 }
+
+/** What the payment claims need of Redis beyond the shared state's commands: atomic scripts, replica
+ * acknowledgements and the server's own report of its persistence. Only the connection of REDIS_URL (or
+ * IDEMPOTENCY_URL's Redis) implements it; the read cache never needs it. */
+export interface ClaimsRedis extends SharedRedis {
+  /** EVAL: runs a Lua script atomically; its reply as node-redis gives it. */
+  evalScript(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+  /** WAIT on the commands connection: how many replicas acknowledged its writes within `timeoutMs`. */
+  waitReplicas(count: number, timeoutMs: number): Promise<number>;
+  /** INFO `section`, as Redis writes it (`name:value` lines). */
+  info(section: string): Promise<string>;
+}

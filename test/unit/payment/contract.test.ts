@@ -7,10 +7,10 @@ import {
   availabilityFaults,
   bodyProblemReply,
   bodyTooLargeReply,
-  IDEMPOTENCY_UNAVAILABLE_REASONS,
+  CLAIM_UNAVAILABLE_REASONS,
   idempotencyKeyReusedReply,
-  idempotencyOutcomeUnknownReply,
-  idempotencyUnavailableReply,
+  claimOutcomeUnknownReply,
+  claimUnavailableReply,
   internalFaultReply,
   isCalendarDate,
   isIdempotencyKey,
@@ -117,18 +117,40 @@ describe("the route's replies", () => {
     ['full', 'the Idempotency-Key store is full'],
     ['store-unreachable', 'the Idempotency-Key store cannot be reached'],
     ['wait-expired', 'the first call with this Idempotency-Key has not answered yet'],
+    ['not-durable', 'the Idempotency-Key store cannot prove it keeps keys'],
   ] as const)('Idempotency-Key store unavailable (%s): 503, code 8, no payment made, retry with the same key', (reason, text) => {
-    expect(idempotencyUnavailableReply(reason, mapping)).toEqual(
+    expect(claimUnavailableReply(reason, true, mapping)).toEqual(
       failure(8, `payment error: ${text}; this call made no payment: retry later with the same Idempotency-Key`, 503),
     );
   });
 
+  it.each([
+    ['full', 'the payment duplicate check is full'],
+    ['store-unreachable', 'the payment duplicate check cannot be reached'],
+    ['wait-expired', 'an identical payment sent just before has not answered yet'],
+    ['not-durable', 'the payment duplicate check cannot prove it keeps payments'],
+  ] as const)('duplicate check unavailable for a keyless payment (%s): 503, code 8, no payment made, retry later', (reason, text) => {
+    expect(claimUnavailableReply(reason, false, mapping)).toEqual(failure(8, `payment error: ${text}; this call made no payment: retry later`, 503));
+  });
+
+  it("a store's own words replace the generic reason", () => {
+    expect(claimUnavailableReply('not-durable', true, mapping, 'Redis keeps no append-only file').body.response).toBe(
+      'payment error: Redis keeps no append-only file; this call made no payment: retry later with the same Idempotency-Key',
+    );
+  });
+
   it('names every reason a store gives', () => {
-    expect(Object.keys(IDEMPOTENCY_UNAVAILABLE_REASONS).sort()).toEqual(['full', 'store-unreachable', 'wait-expired']);
+    expect(Object.keys(CLAIM_UNAVAILABLE_REASONS).sort()).toEqual(['full', 'not-durable', 'store-unreachable', 'wait-expired']);
+  });
+
+  it('a keyless payment whose twin stopped with no reply: 502, code 8, check the payments list before paying again', () => {
+    expect(claimOutcomeUnknownReply(false, mapping)).toEqual(
+      failure(8, 'payment error: an identical payment sent just before stopped before it answered, so its outcome is unknown; check the payments list before paying again', 502),
+    );
   });
 
   it('first call with the key stopped with no reply: 502, code 8, check the payments list before paying again', () => {
-    expect(idempotencyOutcomeUnknownReply(mapping)).toEqual(
+    expect(claimOutcomeUnknownReply(true, mapping)).toEqual(
       failure(
         8,
         'payment error: the outcome of the payment made with this Idempotency-Key is unknown (the call that made it stopped before it answered); check the payments list before paying again with a new Idempotency-Key',
@@ -148,8 +170,8 @@ describe("the route's replies", () => {
     const other = { ...mapping, bodyLimitBytes: 2048, messages };
     expect(bodyTooLargeReply(other).body.response).toBe('max 2048');
     expect(idempotencyKeyReusedReply(other).body.response).toBe('reused');
-    expect(idempotencyUnavailableReply('full', other).body.response).toBe('later: the Idempotency-Key store is full');
-    expect(idempotencyOutcomeUnknownReply(other).body.response).toBe('unknown');
+    expect(claimUnavailableReply('full', true, other).body.response).toBe('later: the Idempotency-Key store is full');
+    expect(claimOutcomeUnknownReply(true, other).body.response).toBe('unknown');
   });
 });
 

@@ -13,7 +13,7 @@ let server: TestRedis;
 let redis: TestRedisPort;
 
 beforeAll(async () => {
-  server = await startTestRedis();
+  server = await startTestRedis({ persistence: 'none' });
   redis = await connectTestRedis(server.url);
 });
 

@@ -1,0 +1,97 @@
+// Opens the store the payment claims live in, chosen once from the settings: IDEMPOTENCY_URL's PostgreSQL
+// (durable: survives restarts and, with synchronous replication, failover) or its Redis; else REDIS_URL's
+// Redis; else none, and the gateway keeps its claims in this process. The PostgreSQL client and a second
+// Redis connection are loaded only when asked for. A store that cannot be reached at start does not stop
+// the start: payments are refused until it answers, reads go on.
+import type { Logger } from 'pino';
+import { maskRedisUrl, type AcceptedRisk } from '../config.js';
+import { ClaimStoreError, type ClaimStore } from './claim-store.js';
+import { createRedisClaimStore, type RedisClaimStore } from './claims-redis.js';
+import type { ClaimsRedis } from './shared-redis.js';
+
+export interface OpenedClaimStore {
+  store: ClaimStore;
+  /** For the start line: where the claims live. */
+  kind: 'postgres' | 'redis';
+  /** Why the gateway must not start with this store (a Redis without an append-only file, not accepted);
+   * one line naming the setting. */
+  startProblem(): string | undefined;
+  /** Closes the store and the connection it opened (not REDIS_URL's, which its opener closes). */
+  close(): Promise<void>;
+}
+
+export interface ClaimStoreSettings {
+  /** IDEMPOTENCY_URL. */
+  idempotencyUrl: string | undefined;
+  /** REDIS_URL's connection, when it is open. */
+  redis: ClaimsRedis | undefined;
+  /** REDIS_KEY_PREFIX. */
+  prefix: string;
+  acceptedRisks: readonly AcceptedRisk[];
+  logger: Logger;
+}
+
+const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url);
+
+function noAofProblem(store: RedisClaimStore, setting: string): string | undefined {
+  if (store.problem()?.risk !== 'no-aof') return undefined;
+  return `${setting}: this Redis keeps no append-only file, so a restart would forget payment claims and a repeated payment could be paid twice; turn on appendonly, keep the claims in PostgreSQL (IDEMPOTENCY_URL=postgres://...), or accept the risk with IDEMPOTENCY_ACCEPT_RISK=no-aof`;
+}
+
+function redisClaims(redis: ClaimsRedis, settings: ClaimStoreSettings, setting: string, closeConnection: () => Promise<void>): OpenedClaimStore & { checked: Promise<void> } {
+  const store = createRedisClaimStore({ redis, prefix: settings.prefix, logger: settings.logger, acceptedRisks: settings.acceptedRisks });
+  return {
+    store,
+    kind: 'redis',
+    checked: store.checked,
+    startProblem: () => noAofProblem(store, setting),
+    async close() {
+      await store.close();
+      await closeConnection();
+    },
+  };
+}
+
+/** The store the settings name, once its first attempt to connect has ended; undefined: this process. */
+export async function openClaimStore(settings: ClaimStoreSettings): Promise<OpenedClaimStore | undefined> {
+  const url = settings.idempotencyUrl;
+  if (url !== undefined && isPostgresUrl(url)) {
+    const { createPostgresClaimStore } = await import('./claims-postgres.js');
+    const store = createPostgresClaimStore({ url, logger: settings.logger });
+    await store.started;
+    return { store, kind: 'postgres', startProblem: () => undefined, close: () => store.close() };
+  }
+  let opened: (OpenedClaimStore & { checked: Promise<void> }) | undefined;
+  if (url !== undefined) {
+    const { createRedisConnection } = await import('./redis-connection.js');
+    const connection = createRedisConnection({ url, logger: settings.logger.child({ store: 'payment claims', redis: maskRedisUrl(url) }) });
+    await connection.started;
+    opened = redisClaims(connection, settings, 'IDEMPOTENCY_URL', () => connection.close());
+  } else if (settings.redis) {
+    opened = redisClaims(settings.redis, settings, 'REDIS_URL', () => Promise.resolve());
+  }
+  await opened?.checked;
+  return opened;
+}
+
+/** A store usable at once while it opens (the library's router exists before any connection): each call
+ * waits for the opening; a store that could not be opened is unreachable. */
+export function openingClaimStore(opening: Promise<OpenedClaimStore | undefined>): { store: ClaimStore; close(): Promise<void> } {
+  const ready = opening.then((opened) => {
+    if (!opened) throw new Error('no claims store was named');
+    return opened;
+  });
+  ready.catch(() => undefined);
+  const unreachable = new ClaimStoreError('unreachable', 'the payment claims store cannot be reached');
+  const store = async (): Promise<ClaimStore> => (await ready.catch(() => Promise.reject(unreachable))).store;
+  return {
+    store: {
+      claim: async (...args) => (await store()).claim(...args),
+      update: async (...args) => (await store()).update(...args),
+      read: async (id) => (await store()).read(id),
+      changed: async (id, ms) => (await store()).changed(id, ms),
+      close: async () => undefined,
+    },
+    close: async () => (await ready.catch(() => undefined))?.close(),
+  };
+}

@@ -1,0 +1,340 @@
+// The claims engine: runs a payment at most once per claim, whichever store keeps the claims
+// (claim-store.ts). A claim is either the caller's Idempotency-Key (kept 24 hours; every repeat gets the
+// first call's reply) or, for a payment sent without one, its fingerprint (API key + normalised fields),
+// kept for the duplicate window. A keyless repeat is not paid again when the first is still in flight (it
+// waits for its reply), when the first's reply never reached its caller, or when the first's outcome is
+// unknown; a keyless payment answered normally releases its claim, so an identical one after it is paid.
+//
+// The rules that keep money safe, whatever the store:
+// - a claim moves to `sent` (durably, before any v1 write) through the send gate; a store that cannot
+//   prove that write refuses, and the route answers before writing anything to v1;
+// - a claim in `sent` is never run again: when its owner stops (its lease runs out), every repeat answers
+//   outcome-unknown until the claim expires;
+// - only a claim whose owner stopped before `sent` may be taken over;
+// - the owner's writes to its claim go out one at a time, in order (a lease renewal can never move a claim
+//   back from `sent` to `claimed`);
+// - a reply whose claim vanished is still stored (and logged at error), so later repeats replay it.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { LegacyPaymentReply } from '../../payment/contract.js';
+import { ClaimStoreError, type ClaimRecord, type ClaimStore, type StoredPaymentReply } from './claim-store.js';
+import { idempotencyDigest, type IdempotencyDigest } from './idempotency-digest.js';
+import { IDEMPOTENCY_TTL_MS, storedReply, type IdempotencyEvent, type UnavailableReason } from './idempotency.js';
+
+/** How long a claim stays alive without renewal: the time a repeat takes to learn that its owner stopped. */
+export const DEFAULT_LEASE_MS = 10_000;
+/** How long a reply that takes no key stays, so repeats that follow at once still replay it. */
+const RELEASED_KEY_TTL_MS = 60_000;
+/** How long the owner keeps trying to store a reply the store could not take at once. */
+const STORE_REPLY_FOR_MS = 30_000;
+
+/** What the flow did to v1's payments: nothing sent, a documented refusal, paid, or unknown (no answer, 500/502/504). */
+export type Charge = 'none' | 'refused' | 'paid' | 'unknown';
+
+export interface PaidReply {
+  reply: LegacyPaymentReply;
+  charge: Charge;
+}
+
+/** Called by the route before the flow's first v1 write: rejects with ClaimStoreError when the claim
+ * cannot be moved to `sent` durably, and then nothing may be written. */
+export interface SendGate {
+  beforeSend(): Promise<void>;
+}
+
+export interface PaymentCall {
+  apiKey: string | undefined;
+  /** The caller's Idempotency-Key; undefined: a keyless payment. */
+  idempotencyKey: string | undefined;
+  fields: Readonly<Record<string, string>>;
+}
+
+export type ClaimOutcome =
+  /** This call ran the payment. `answered` must be called once its reply was sent: whether it reached its
+   * caller decides, for a keyless payment, whether a repeat replays it. */
+  | { kind: 'fresh'; reply: LegacyPaymentReply; answered(delivered: boolean): Promise<void> }
+  /** The reply of the first call (at once, or after waiting for it). */
+  | { kind: 'replayed'; reply: StoredPaymentReply; waited: boolean }
+  /** The Idempotency-Key was used (same API key) for a payment with other fields. */
+  | { kind: 'mismatch' }
+  /** The first call stopped after it may have written to v1 and left no reply: never run again. */
+  | { kind: 'outcome-unknown' }
+  /** Nothing was run; `detail` says why in words fit for the reply (not-durable). */
+  | { kind: 'unavailable'; reason: UnavailableReason; detail?: string };
+
+export interface PaymentClaimsOptions {
+  store: ClaimStore;
+  /** The HMAC secret ids and fingerprints are made with (GATEWAY_SECRET with a shared store). */
+  secret: string | Buffer;
+  /** The longest a repeat waits for the first call's reply. */
+  waitMs: number;
+  /** PAYMENT_DUPLICATE_WINDOW_S in ms; 0: keyless payments are not claimed. */
+  keylessWindowMs: number;
+  logger: Logger;
+  leaseMs?: number;
+  now?: () => number;
+  /** One event per run; `keyless` tells the two kinds of claim apart. */
+  onEvent?: (event: IdempotencyEvent, keyless: boolean) => void;
+  /** Replies kept only a minute: v1 refused the API key itself, so nothing was done under the key. */
+  releasesKey?: (reply: LegacyPaymentReply) => boolean;
+}
+
+export interface PaymentClaims {
+  /** Runs `pay` at most once per claim; every repeat gets the first call's reply, or is told why not. */
+  run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome>;
+  /** After the last request: waits until the replies of the payments run here are stored. */
+  close(): Promise<void>;
+}
+
+/** The fields as they identify a payment: trimmed, empty ones left out (an integration that sends
+ * `discount=` once and omits it the next time sends the same payment). */
+export function normalisedFields(fields: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const trimmed = value.trim();
+    if (trimmed !== '') out[name.trim()] = trimmed;
+  }
+  return out;
+}
+
+/** Whether a keyless payment's claim holds after its answer: a repeat then replays instead of paying. */
+export function keylessHolds(charge: Charge, delivered: boolean): boolean {
+  return charge === 'unknown' || (charge === 'paid' && !delivered);
+}
+
+const REFUSAL_EVENTS: Record<UnavailableReason, IdempotencyEvent> = {
+  full: 'refused_full',
+  'store-unreachable': 'refused_unavailable',
+  'wait-expired': 'wait_expired',
+  'not-durable': 'refused_not_durable',
+};
+
+/** The store's own words replace the generic reason only where they say something it does not: why the
+ * store cannot be trusted. */
+const detailOf = (err: ClaimStoreError): string | undefined => (err.fault === 'not-durable' ? err.detail : undefined);
+
+const REASON_OF_FAULT = { full: 'full', unreachable: 'store-unreachable', 'not-durable': 'not-durable' } as const;
+
+/** One claim this process holds: its record, written to the store one write at a time. */
+class OwnedClaim {
+  private queue: Promise<unknown> = Promise.resolve();
+  private renewal: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: ClaimStore,
+    readonly id: string,
+    public record: ClaimRecord,
+    private readonly leaseMs: number,
+    private readonly now: () => number,
+    /** The claim's life in all: kept when its reply is stored again after it vanished. */
+    readonly ttlMs: number,
+  ) {}
+
+  /** Writes the record after every earlier write; `change` is applied when the write's turn comes. */
+  write(change: (record: ClaimRecord) => ClaimRecord, options: { durable?: boolean; ttlMs?: number } = {}): Promise<boolean> {
+    const run = async (): Promise<boolean> => {
+      const next = change(this.record);
+      const kept = await this.store.update(this.id, next, options);
+      if (kept) this.record = next;
+      return kept;
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Renews the lease every third of it until stopped; a renewal that fails lets the lease run out. */
+  keepLease(): void {
+    const renew = (): void => {
+      void this.write((r) => ({ ...r, leaseUntil: this.now() + this.leaseMs })).catch(() => false);
+      this.renewal = setTimeout(renew, this.leaseMs / 3);
+    };
+    this.renewal = setTimeout(renew, this.leaseMs / 3);
+  }
+
+  stopLease(): void {
+    clearTimeout(this.renewal);
+  }
+}
+
+class Claims implements PaymentClaims {
+  private readonly digest: IdempotencyDigest;
+  private readonly leaseMs: number;
+  private readonly now: () => number;
+  /** The replies still being stored, awaited by close(). */
+  private readonly storing = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: PaymentClaimsOptions) {
+    this.digest = idempotencyDigest(options.secret);
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  async run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome> {
+    const keyless = call.idempotencyKey === undefined;
+    if (keyless && this.options.keylessWindowMs <= 0) {
+      const { reply } = await pay({ beforeSend: () => Promise.resolve() });
+      return { kind: 'fresh', reply, answered: () => Promise.resolve() };
+    }
+    const fields = normalisedFields(call.fields);
+    const fingerprint = this.digest.fingerprint(fields);
+    const id = keyless ? this.digest.keylessId(call.apiKey, fields) : this.digest.keyId(call.apiKey, call.idempotencyKey!);
+    const ttlMs = keyless ? this.options.keylessWindowMs : IDEMPOTENCY_TTL_MS;
+    const emit = (event: IdempotencyEvent): void => this.options.onEvent?.(event, keyless);
+    const refuse = (reason: UnavailableReason, detail?: string): ClaimOutcome => {
+      emit(REFUSAL_EVENTS[reason]);
+      return { kind: 'unavailable', reason, ...(detail === undefined ? {} : { detail }) };
+    };
+    // A claim that is released or taken over between a refused claim and its read is claimed anew.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const record: ClaimRecord = {
+        phase: 'claimed',
+        fingerprint,
+        caller: this.digest.callerId(call.apiKey),
+        owner: randomBytes(12).toString('base64url'),
+        leaseUntil: this.now() + this.leaseMs,
+        replays: false,
+      };
+      let existing: ClaimRecord | undefined;
+      let taken = false;
+      try {
+        const result = await this.options.store.claim(id, record, ttlMs, this.now());
+        if (result.taken) taken = true;
+        else existing = result.existing;
+      } catch (err) {
+        if (!(err instanceof ClaimStoreError)) throw err;
+        // A full store still answers what it holds: a stored reply replays, only a new claim is refused.
+        if (err.fault !== 'full') return refuse(REASON_OF_FAULT[err.fault], detailOf(err));
+        existing = await this.options.store.read(id).catch(() => undefined);
+        if (existing === undefined) return refuse('full');
+      }
+      if (taken) {
+        emit('claimed');
+        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, ttlMs), keyless, pay);
+      }
+      const outcome = await this.follow(id, existing, fingerprint, emit, refuse);
+      if (outcome !== undefined) return outcome;
+    }
+    return refuse('store-unreachable');
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.storing]);
+  }
+
+  private async own(claim: OwnedClaim, keyless: boolean, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome> {
+    claim.keepLease();
+    const gate: SendGate = {
+      beforeSend: async () => {
+        if (claim.record.phase !== 'claimed') return;
+        let kept: boolean;
+        try {
+          kept = await claim.write((r) => ({ ...r, phase: 'sent', leaseUntil: this.now() + this.leaseMs }), { durable: true });
+        } catch (err) {
+          throw err instanceof ClaimStoreError ? err : new ClaimStoreError('unreachable', 'the payment claims store cannot be reached');
+        }
+        if (!kept) throw new ClaimStoreError('not-durable', 'the payment claims store lost this payment\'s claim before it was sent');
+      },
+    };
+    let paid: PaidReply;
+    try {
+      paid = await pay(gate);
+    } catch (err) {
+      // Its lease ends now: a claim still `claimed` is taken over by the next repeat, one `sent` answers
+      // outcome-unknown. Should the store not take this, the lease runs out by itself.
+      claim.stopLease();
+      await claim.write((r) => ({ ...r, leaseUntil: 0 })).catch(() => false);
+      throw err;
+    }
+    let answered: Promise<void> | undefined;
+    return {
+      kind: 'fresh',
+      reply: paid.reply,
+      answered: (delivered) => (answered ??= this.storeAnswer(claim, keyless, paid, delivered)),
+    };
+  }
+
+  private storeAnswer(claim: OwnedClaim, keyless: boolean, paid: PaidReply, delivered: boolean): Promise<void> {
+    const replays = !keyless || keylessHolds(paid.charge, delivered);
+    const ttl = !keyless && this.options.releasesKey?.(paid.reply) ? { ttlMs: RELEASED_KEY_TTL_MS } : {};
+    const answer = (r: ClaimRecord): ClaimRecord => ({ ...r, phase: 'answered', reply: storedReply(paid.reply), replays });
+    const work = this.keepTrying(claim, answer, ttl).finally(() => claim.stopLease());
+    this.storing.add(work);
+    void work.finally(() => this.storing.delete(work));
+    return work;
+  }
+
+  /** Stores the answer; while the store fails, tries again for a while (the claim's lease is kept meanwhile,
+   * so repeats wait instead of answering outcome-unknown). */
+  private async keepTrying(claim: OwnedClaim, answer: (r: ClaimRecord) => ClaimRecord, ttl: { ttlMs?: number }): Promise<void> {
+    const giveUpAt = this.now() + STORE_REPLY_FOR_MS;
+    for (let pause = 100; ; pause = Math.min(pause * 2, 2000)) {
+      try {
+        if (await claim.write(answer, ttl)) return;
+        // The claim vanished (the store lost it) or another run took it: the reply is stored all the same
+        // where nothing stands, so a repeat replays it instead of paying again.
+        const record = answer(claim.record);
+        const result = await this.options.store.claim(claim.id, record, claim.ttlMs, this.now());
+        this.options.logger.error(
+          { stored: result.taken },
+          result.taken
+            ? 'a payment claim vanished from the claims store before its reply was stored: the reply was stored again, so repeats replay it'
+            : 'a payment claim was taken by another call before its reply was stored: this reply was not stored',
+        );
+        return;
+      } catch {
+        if (this.now() + pause > giveUpAt) {
+          this.options.logger.error('the reply of a payment could not be stored in the claims store: its repeats answer outcome-unknown once its lease runs out');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  /** A repeat: the stored reply, or the first call's after waiting for it; undefined when the claim may be
+   * claimed anew (it vanished, was released, or its owner stopped before writing to v1). */
+  private async follow(
+    id: string,
+    first: ClaimRecord | undefined,
+    fingerprint: string,
+    emit: (event: IdempotencyEvent) => void,
+    refuse: (reason: UnavailableReason, detail?: string) => ClaimOutcome,
+  ): Promise<ClaimOutcome | undefined> {
+    const deadline = this.now() + this.options.waitMs;
+    let waited = false;
+    let record = first;
+    for (;;) {
+      if (record === undefined) return undefined;
+      if (record.fingerprint !== fingerprint) {
+        emit('mismatch');
+        return { kind: 'mismatch' };
+      }
+      const t = this.now();
+      if (record.phase === 'answered') {
+        // A call that waited for this answer gets it, even when the claim is released for later calls.
+        if (!(record.replays || waited) || record.reply === undefined) return undefined;
+        emit(waited ? 'waited' : 'replayed');
+        return { kind: 'replayed', reply: record.reply, waited };
+      }
+      if (record.leaseUntil <= t) {
+        if (record.phase === 'claimed') return undefined;
+        emit('outcome_unknown');
+        return { kind: 'outcome-unknown' };
+      }
+      if (t >= deadline) return refuse('wait-expired');
+      waited = true;
+      await this.options.store.changed(id, Math.min(record.leaseUntil, deadline) - t);
+      try {
+        record = await this.options.store.read(id);
+      } catch (err) {
+        if (err instanceof ClaimStoreError) return refuse(REASON_OF_FAULT[err.fault], detailOf(err));
+        throw err;
+      }
+    }
+  }
+}
+
+export function createPaymentClaims(options: PaymentClaimsOptions): PaymentClaims {
+  return new Claims(options);
+}
