@@ -13,7 +13,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, stdSerializers, type Logger, type DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import { maybeContextOf } from './edge/request-context.js';
-import { PAYMENT_CODES } from '../payment/contract.js';
 import type { ErrorCode } from '../shared/errors.js';
 import { asJsonValue, isJsonObject, type JsonValue } from '../shared/json-exact.js';
 import { redactUrl, type SecretScrubber } from '../shared/redact.js';
@@ -95,28 +94,14 @@ function withScrubbedError(req: IncomingMessage, res: ServerResponse, err: Error
 
 /** Gateway errors (by stable code) that answer a 5xx by design, not because anything failed. */
 const EXPECTED_ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>(['LGW_NOT_CONFIGURED']);
-/** The statuses of the Idempotency-Key store's own answers to a payment (contract.ts, both code 8): 502
- * outcome unknown (the first call stopped mid-payment), 503 the store cannot take or follow the key. */
-const STORE_REFUSALS: ReadonlySet<number> = new Set([502, 503]);
-
-/**
- * Whether a 5xx reply is a refusal the gateway gives by design rather than a fault: its line is then a
- * warning without an error object. A payment's code 8 with 502 or 503 is the store's answer only when the
- * request used nothing of v1 (no call, no cached reply: after one, the same code and status is v1 failing)
- * and is not a replayed copy of a first call's reply (a stored fault keeps a fault's level).
- */
+/** Whether a 5xx reply is a refusal the gateway gives by design rather than a fault: its line is then a
+ * warning without an error object. The route that refused says so (`refusedByDesign`, `errorCode`). */
 export function isExpectedRefusal(req: IncomingMessage, res: ServerResponse): boolean {
   if (res.statusCode < 500 || (res as ServerResponse & { err?: unknown }).err !== undefined) return false;
   const ctx = maybeContextOf(req);
   if (!ctx) return false;
-  if (ctx.errorCode !== undefined) return EXPECTED_ERROR_CODES.has(ctx.errorCode);
-  return (
-    ctx.paymentCode === PAYMENT_CODES.paymentFailed &&
-    STORE_REFUSALS.has(res.statusCode) &&
-    ctx.upstream.length === 0 &&
-    ctx.cacheHits === 0 &&
-    !res.hasHeader('idempotent-replayed')
-  );
+  if (ctx.refusedByDesign) return true;
+  return ctx.errorCode !== undefined && EXPECTED_ERROR_CODES.has(ctx.errorCode);
 }
 
 /** Whether a line is an expected refusal's: its error, if any, only pino-http's stand-in for a 5xx status. */

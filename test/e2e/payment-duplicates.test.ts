@@ -132,6 +132,9 @@ describe('one replica, claims in process (the default window)', () => {
       expect([repeat.status, repeat.headers.get('idempotent-replayed')]).toEqual([504, 'true']);
     }
     expect(paymentPosts()).toBe(1);
+    // The first call's fault logs at error; its repeats, answered without v1, at warn.
+    await until('the repeats logged', () => gateway.lines.filter((l) => l.includes('"paymentCode":8')).length === 3);
+    expect(gateway.lines.filter((l) => l.includes('"paymentCode":8')).map((l) => (JSON.parse(l) as { level: number }).level)).toEqual([50, 40, 40]);
   });
 
   it('a repeat while the first is in flight waits for it: one POST, both answered alike', async () => {

@@ -1,11 +1,11 @@
 // The level of a request's log line: a refusal the gateway gives by design is a warning without an error
 // object (no stack), whatever its 5xx status; a fault stays an error.
-// - A repeated keyed payment answered code 8 "outcome unknown" (502) or refused by the Idempotency-Key
-//   store (503): the request log (pino-http, as the log step builds it) over a real loopback connection,
-//   the request's context attached as the edge attaches it and filled as the payment route fills it
-//   (its legacy code, no v1 call), the reply built as the contract builds it (code 8, the mapping's
-//   message, 502 or 503). The same code and status after a v1 call (v1 unreachable), a replayed copy of a
-//   stored fault and a gateway fault (500) stay errors.
+// - A payment answered code 8 "outcome unknown" (502) or refused by the claims store (503): the request
+//   log (pino-http, as the log step builds it) over a real loopback connection, the request's context
+//   attached as the edge attaches it and marked as the payment route marks a refusal by design, the reply
+//   built as the contract builds it (code 8, the mapping's message, 502 or 503). The same code and status
+//   without the mark (v1 unreachable, a cached v1 reply), a replayed copy of a stored fault and a gateway
+//   fault (500) stay errors.
 // - The whole gateway against a recording fake v1: a payment whose v1 cannot be reached stays an error;
 //   /api/testimonials with no TESTIMONIALS_FILE (501, by design) is a warning.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -80,7 +80,10 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
   }
 
   it('outcome unknown (502, code 8): a warning, no error object, no stack', async () => {
-    const r = await call('/outcome-unknown', outcomeUnknown);
+    const r = await call('/outcome-unknown', (ctx) => {
+      ctx.refusedByDesign = true;
+      return outcomeUnknown();
+    });
     expect(r.status).toBe(502);
     expect(r.body).toEqual({ status: 'failure', code: 8, response: mapping.messages.idempotencyOutcomeUnknown });
     expect(r.line).toMatchObject({ level: WARN, msg: 'request completed', res: { statusCode: 502 }, legacyMethod: 'payment', paymentCode: 8, upstreamCalls: [] });
@@ -93,10 +96,24 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
     ['full', 'the Idempotency-Key store is full'],
     ['wait-expired', 'the first call with this Idempotency-Key has not answered yet'],
   ])('the store unavailable (503, code 8, %s): a warning, no error object', async (name, reason) => {
-    const r = await call(`/unavailable-${name}`, () => unavailable(reason));
+    const r = await call(`/unavailable-${name}`, (ctx) => {
+      ctx.refusedByDesign = true;
+      return unavailable(reason);
+    });
     expect(r.status).toBe(503);
     expect(r.body).toMatchObject({ status: 'failure', code: 8 });
     expect(r.line).toMatchObject({ level: WARN, msg: 'request completed', res: { statusCode: 503 }, paymentCode: 8 });
+    expect(r.line).not.toHaveProperty('err');
+  });
+
+  it('a refusal before the first v1 write, after the checks read v1: still a warning', async () => {
+    const r = await call('/refused-before-write', (ctx) => {
+      ctx.upstream.push({ path: '/clients/1', outcome: 200, ms: 1 });
+      ctx.refusedByDesign = true;
+      return unavailable('Redis replicas did not acknowledge the payment claim, so a failover could lose it');
+    });
+    expect(r.status).toBe(503);
+    expect(r.line).toMatchObject({ level: WARN, res: { statusCode: 503 }, paymentCode: 8 });
     expect(r.line).not.toHaveProperty('err');
   });
 
@@ -114,7 +131,7 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
     expect(cached.line).toMatchObject({ level: ERROR, res: { statusCode: 502 }, cacheHits: 1 });
   });
 
-  it('a replayed copy of a first call\'s 502: still an error', async () => {
+  it("a 502 with the replay header the route did not mark: an error (the mark decides, not the header)", async () => {
     const r = await call('/replayed-fault', () => reply(PAYMENT_FAILED, 'payment error: the upstream could not be reached; no payment was made', 502, { 'idempotent-replayed': 'true' }));
     expect(r.status).toBe(502);
     expect(r.line).toMatchObject({ level: ERROR, res: { statusCode: 502 }, paymentCode: 8 });

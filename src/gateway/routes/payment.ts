@@ -148,6 +148,7 @@ function claimedFlow(deps: PaymentRouteDeps, ctx: RequestContext, fields: Record
           return undefined;
         } catch (err) {
           if (!(err instanceof ClaimStoreError)) throw err;
+          ctx.refusedByDesign = true;
           return claimUnavailableReply(err.fault === 'unreachable' ? 'store-unreachable' : err.fault, keyed, mapping, err.fault === 'not-durable' ? err.detail : undefined);
         }
       },
@@ -212,6 +213,8 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     } else {
       outcome = await deps.claims.run({ apiKey, idempotencyKey, fields }, pay);
       result = outcomeReply(outcome, keyed, mapping, ctx.secrets);
+      // A repeat answered without v1 (a stored fault replayed included) is no fault of this call: a warning.
+      if (outcome.kind !== 'fresh') ctx.refusedByDesign = true;
       const suppressed = keyed ? undefined : SUPPRESSED[outcome.kind];
       if (suppressed) deps.logger.warn({ reqId: requestId, code: result.body.code }, suppressed);
     }
