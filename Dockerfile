@@ -1,12 +1,12 @@
-# legacy-gateway image: Node 24, built in one stage, run as a non-root user from a slim second stage.
-FROM node:24-bookworm-slim AS build
+# legacy-gateway image: Node 26 (the current LTS), built in one stage, run as a non-root user from a slim second stage.
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # npm ci runs `prepare`, which compiles src/ to dist/.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
-FROM node:24-bookworm-slim
+FROM node:26-bookworm-slim
 # MALLOC_ARENA_MAX=2: glibc's malloc keeps two arenas instead of one per thread (Node runs several), 10 to 20 MB
 # less resident under load on Node 24, at no measured CPU cost (README: Memory); `npm start` sets it too.
 ENV NODE_ENV=production \
