@@ -1,8 +1,9 @@
 // Reads deploy/compose.yaml (and the override beside it) the way Compose does, for compose.test.ts: YAML merge
 // keys (`<<`), then the interpolation of `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?message}`,
 // `${VAR?message}` and `$$`, then an override merged onto the base: maps key by key, `environment` variable by
-// variable, `volumes` by target, `ports` as a set, `command`, `entrypoint` and `profiles` replaced. This is no
-// Compose: only what the deploy files use. A key of an override it cannot merge is an error, never a guess.
+// variable, `volumes` by target, `ports` as a set, `command`, `entrypoint` and `profiles` replaced, and the
+// top-level `volumes` by name. This is no Compose: only what the deploy files use. A key of an override it
+// cannot merge is an error, never a guess.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,7 +141,8 @@ export function composeProject(files: readonly string[], env: Readonly<Record<st
       const before = services[name] as JsonObject | undefined;
       services[name] = before === undefined ? service : mergeService(before, service as JsonObject, name);
     }
-    project = { ...project, ...data, services };
+    const volumes = { ...((project.volumes as JsonObject | undefined) ?? {}), ...((data.volumes as JsonObject | undefined) ?? {}) };
+    project = { ...project, ...data, services, ...(Object.keys(volumes).length > 0 ? { volumes } : {}) };
   }
   const services = project.services as Record<string, ComposeService>;
   const active = Object.entries(services).filter(([, s]) => (s.profiles ?? []).length === 0 || (s.profiles ?? []).some((p) => profiles.includes(p)));

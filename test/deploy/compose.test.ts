@@ -1,8 +1,9 @@
 // deploy/compose.yaml (the demo) and deploy/compose.upstream.yaml (a real v1 API on top of it), checked as no
 // Docker engine can here: against the Compose Specification's JSON schema (the copy dclint ships), by dclint's
 // rules, and by what the schema cannot say: start-up order, what each gateway replica is given (read by the
-// gateway's own settings parser), the stop grace period against the drain, Redis's policy, pinned images,
-// and the settings of .env.example against the variables the files read.
+// gateway's own settings parser), the payment claims' PostgreSQL, the stop grace period against the drain,
+// Redis's policy, pinned images, declared volumes, and the settings of .env.example against the variables the
+// files read.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -31,7 +32,7 @@ const OVERRIDE = 'compose.upstream.yaml';
 const ENV_EXAMPLE = '.env.example';
 
 /** .env.example as an operator fills it in: a real secret where it is left empty on purpose. */
-const filledEnv = (): Record<string, string> => ({ ...readEnvFile(ENV_EXAMPLE), GATEWAY_SECRET: 'x'.repeat(64) });
+const filledEnv = (): Record<string, string> => ({ ...readEnvFile(ENV_EXAMPLE), GATEWAY_SECRET: 'x'.repeat(64), POSTGRES_PASSWORD: 'f'.repeat(64) });
 
 let schema: ValidateFunction;
 let ownPaths: string[];
@@ -62,6 +63,56 @@ function gatewayServices(project: ComposeModel): Array<[string, ComposeService]>
 /** A replica's environment as its process sees it: the image's ENV, then the service's. */
 function processEnv(service: ComposeService): Record<string, string> {
   return { ...imageEnvironment(), ...(service.environment ?? {}) };
+}
+
+/** Every replica keeps its payment claims in the project's `postgres` service, as that service is set up, and
+ * starts once it is healthy: the URL each replica's own settings parser reads names the service's host and
+ * port, and the user, password and database the image creates from its environment. */
+function expectClaimsInPostgres(project: ComposeModel): void {
+  const postgres = project.services.postgres as ComposeService;
+  const env = postgres.environment ?? {};
+  const gateways = gatewayServices(project);
+  expect(gateways.length).toBeGreaterThan(0);
+  for (const [name, service] of gateways) {
+    const config = loadConfig(processEnv(service));
+    expect(config.idempotencyUrl, name).toBeDefined();
+    const url = new URL(config.idempotencyUrl ?? '');
+    expect(url.protocol, name).toBe('postgres:');
+    expect(url.hostname, name).toBe('postgres');
+    expect(url.port, name).toBe('5432');
+    expect(decodeURIComponent(url.username), name).toBe(env.POSTGRES_USER);
+    expect(decodeURIComponent(url.password), name).toBe(env.POSTGRES_PASSWORD);
+    expect(url.pathname, name).toBe(`/${env.POSTGRES_DB ?? ''}`);
+    expect(url.search, name).toBe('');
+    expect(service.depends_on?.postgres, name).toEqual({ condition: 'service_healthy' });
+  }
+  // PostgreSQL only knows the password it was made with: a non-empty one, never absent.
+  expect(env.POSTGRES_PASSWORD ?? '').not.toBe('');
+  // Healthy only once it takes connections over TCP, as the gateways make them, for their user and database
+  // (pg_isready over the Unix socket would pass during the image's first-start initialisation).
+  const test = postgres.healthcheck?.test ?? [];
+  expect(test.slice(0, 2)).toEqual(['CMD', 'pg_isready']);
+  const option = (name: string): string | undefined => test[test.indexOf(name) + 1];
+  expect(option('--host')).toBe('127.0.0.1');
+  expect(option('--username')).toBe(env.POSTGRES_USER);
+  expect(option('--dbname')).toBe(env.POSTGRES_DB);
+  // Its data in a named volume, where the image keeps it, and nothing published.
+  const data = (postgres.volumes ?? []).map((v) => (typeof v === 'string' ? v : `${v.source ?? ''}:${v.target}`)).find((v) => v.endsWith(':/var/lib/postgresql/data'));
+  expect(data).toMatch(/^[a-z][a-z0-9-]*:\/var\/lib\/postgresql\/data$/);
+  expect(Object.keys(project.volumes ?? {})).toContain(data?.split(':')[0]);
+  expect(postgres.ports).toBeUndefined();
+}
+
+/** The named volumes the services mount (short syntax `name:/path`, or `type: volume`). */
+function namedVolumes(project: ComposeModel): Map<string, string> {
+  const used = new Map<string, string>();
+  for (const [name, service] of Object.entries(project.services)) {
+    for (const v of service.volumes ?? []) {
+      const source = typeof v === 'string' ? v.split(':')[0] : v.type === 'volume' ? v.source : undefined;
+      if (source !== undefined && /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(source)) used.set(source, name);
+    }
+  }
+  return used;
 }
 
 type RuleLevels = Record<string, 0 | 2 | [0 | 2, Record<string, unknown>]>;
@@ -138,16 +189,17 @@ describe('the demo (one command: docker compose -f deploy/compose.yaml up)', () 
   const project = composeProject([BASE]);
   const gateways = gatewayServices(project);
 
-  it('runs two gateway replicas, the routes one-shot, the front, Redis and the sandbox', () => {
+  it('runs two gateway replicas, the routes one-shot, the front, PostgreSQL, Redis and the sandbox', () => {
     expect(gateways.map(([name]) => name)).toEqual(['gateway-1', 'gateway-2']);
-    expect(Object.keys(project.services).sort()).toEqual(['front', 'gateway-1', 'gateway-2', 'redis', 'routes', 'sandbox']);
+    expect(Object.keys(project.services).sort()).toEqual(['front', 'gateway-1', 'gateway-2', 'postgres', 'redis', 'routes', 'sandbox']);
   });
 
-  it('starts in order: Redis and v1, then the gateways once healthy, then the front once its configuration is written', () => {
+  it('starts in order: PostgreSQL, Redis and v1, then the gateways once healthy, then the front once its configuration is written', () => {
     const front = project.services.front;
     expect(front?.depends_on?.routes).toEqual({ condition: 'service_completed_successfully' });
     for (const [name, service] of gateways) {
       expect(front?.depends_on?.[name]?.condition, name).toBe('service_healthy');
+      expect(service.depends_on?.postgres?.condition, name).toBe('service_healthy');
       expect(service.depends_on?.redis?.condition, name).toBe('service_healthy');
       expect(service.depends_on?.sandbox?.condition, name).toBe('service_healthy');
     }
@@ -191,11 +243,15 @@ describe('the demo (one command: docker compose -f deploy/compose.yaml up)', () 
       for (const variable of Object.keys(service.environment ?? {})) expect(KNOWN_VARIABLES, `${name}: ${variable}`).toContain(variable);
       const config = loadConfig(env);
       expect(config.redisUrl, name).toBe('redis://redis:6379/0');
+      expect(config.idempotencyUrl, name).toMatch(/^postgres:\/\//);
       expect(config.gatewaySecret?.length, name).toBeGreaterThanOrEqual(32);
       expect(config.host).toBe('0.0.0.0');
       expect(config.production).toBe(true);
       expect(config.upstreamUrl).toBe('http://sandbox:8081');
-      shared.add(JSON.stringify([config.redisUrl, config.redisKeyPrefix, config.gatewaySecret]));
+      // The duplicate window and the accepted risks are the defaults: nothing of durability is waived.
+      expect(config.paymentDuplicateWindowS, name).toBe(600);
+      expect(config.idempotencyAcceptRisk, name).toEqual([]);
+      shared.add(JSON.stringify([config.idempotencyUrl, config.redisUrl, config.redisKeyPrefix, config.gatewaySecret]));
     }
     expect(shared.size).toBe(1);
   });
@@ -219,6 +275,15 @@ describe('the demo (one command: docker compose -f deploy/compose.yaml up)', () 
     }
   });
 
+  it('keeps the payment claims in the postgres service (IDEMPOTENCY_URL) and starts the gateways once it is healthy', () => {
+    expectClaimsInPostgres(project);
+    expect(project.services.postgres?.image).toMatch(/^postgres:/);
+  });
+
+  it('declares every named volume a service mounts', () => {
+    for (const [volume, service] of namedVolumes(project)) expect(Object.keys(project.volumes ?? {}), `${service}: ${volume}`).toContain(volume);
+  });
+
   it('runs Redis with noeviction and AOF on, and pins every image it does not build', () => {
     const redis = (project.services.redis?.command ?? []).join(' ');
     expect(redis).toContain('--maxmemory-policy noeviction');
@@ -233,7 +298,7 @@ describe('the demo (one command: docker compose -f deploy/compose.yaml up)', () 
 describe('a real v1 API (compose.upstream.yaml with deploy/.env)', () => {
   it('refuses to start without the settings it needs: the demo values never reach a real upstream', () => {
     expect(() => composeProject([BASE, OVERRIDE], {})).toThrow(InterpolationError);
-    for (const name of ['UPSTREAM_URL', 'GATEWAY_SECRET', 'TLS_CERT_FILE', 'TLS_KEY_FILE']) {
+    for (const name of ['UPSTREAM_URL', 'GATEWAY_SECRET', 'POSTGRES_PASSWORD', 'TLS_CERT_FILE', 'TLS_KEY_FILE']) {
       const env = filledEnv();
       env[name] = '';
       expect(() => composeProject([BASE, OVERRIDE], env), name).toThrow(name);
@@ -270,6 +335,16 @@ describe('a real v1 API (compose.upstream.yaml with deploy/.env)', () => {
     expect(config).toContain(`listen ${option('--listen') ?? ''} ssl;`);
     expect(config).toContain(`ssl_certificate ${option('--tls-cert') ?? ''};`);
     expect(config).toContain(`server ${new URL(env.UPSTREAM_URL ?? '').hostname}:443;`);
+  });
+
+  it("keeps the payment claims in the postgres service, with the password from deploy/.env and a volume that is not the demo's", () => {
+    const env = filledEnv();
+    const project = composeProject([BASE, OVERRIDE], env);
+    expectClaimsInPostgres(project);
+    const postgres = project.services.postgres as ComposeService;
+    expect(postgres.environment?.POSTGRES_PASSWORD).toBe(env.POSTGRES_PASSWORD);
+    expect(postgres.volumes).toEqual(['postgres-upstream-data:/var/lib/postgresql/data']);
+    for (const [volume, service] of namedVolumes(project)) expect(Object.keys(project.volumes ?? {}), `${service}: ${volume}`).toContain(volume);
   });
 
   it('brings the sandbox back with --profile demo, for a rehearsal against demo data', () => {

@@ -2,7 +2,8 @@
 // validators and the TypeScript declarations kubernetes-models generates from the upstream OpenAPI document),
 // the kustomization built by `kubectl kustomize`, and what no schema says: the probes name the gateway's own
 // paths, the grace period covers the preStop sleep and the drain, the gateway is given only settings it
-// knows (and its own parser accepts them), the mappings ConfigMaps hold exactly the mappings folder, the
+// knows (and its own parser accepts them), its payment claims go to the PostgreSQL the Secret names (and the
+// commands that create the Secret give it the same keys), the mappings ConfigMaps hold exactly the mappings folder, the
 // front's generated configuration is wired to the gateway Service, every pod meets the namespace's
 // `restricted` Pod Security level, and every image is pinned.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -130,11 +131,42 @@ describe('the gateway Deployment', () => {
     const real = { ...imageEnvironment(), ...gatewayEnvironment({ ...exampleSecret(), GATEWAY_SECRET: 'x'.repeat(64) }).env };
     const config = loadConfig(real);
     expect(config.redisUrl).toBeDefined();
+    expect(config.idempotencyUrl).toMatch(/^postgres:\/\//);
     expect(config.production).toBe(true);
     expect(config.host).toBe('0.0.0.0');
     // The example's placeholders stop the gateway at start, naming the setting: nothing runs on them.
     expect(() => loadConfig({ ...imageEnvironment(), ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...imageEnvironment(), ...env })).toThrow(/^GATEWAY_SECRET: /);
+  });
+
+  it('keeps its payment claims in the PostgreSQL the Secret names (IDEMPOTENCY_URL), a placeholder password in the example', () => {
+    // From the Secret, as REDIS_URL and GATEWAY_SECRET: the URL holds a password, never a ConfigMap's.
+    expect(Object.keys(exampleSecret())).toContain('IDEMPOTENCY_URL');
+    expect(Object.keys(generatedLiterals('legacy-gateway-settings'))).not.toContain('IDEMPOTENCY_URL');
+    expect(((gatewayContainer.envFrom ?? []) as JsonObject[]).map((s) => at(s, 'secretRef.name'))).toContain(secretExample[0]?.metadata.name);
+    const url = new URL(exampleSecret().IDEMPOTENCY_URL ?? '');
+    expect(url.protocol).toBe('postgres:');
+    expect(url.password).toBe('replace-me');
+    // No risk of a Redis holding claims is waived, and the duplicate window is the default.
+    const config = loadConfig({ ...imageEnvironment(), ...gatewayEnvironment({ ...exampleSecret(), GATEWAY_SECRET: 'x'.repeat(64) }).env });
+    expect(config.idempotencyAcceptRisk).toEqual([]);
+    expect(config.paymentDuplicateWindowS).toBe(600);
+  });
+
+  it("the commands that create the Secret (README.md, secret.example.yaml) give it the example's keys, with URLs the gateway accepts", () => {
+    const commands = [
+      readFileSync(path.join(KUBERNETES, 'README.md'), 'utf8'),
+      readFileSync(path.join(KUBERNETES, 'secret.example.yaml'), 'utf8').replace(/^# ?/gm, ''),
+    ].map((text) => /kubectl -n legacy-gateway create secret generic legacy-gateway((?: \\\n|[^\n])*)/.exec(text)?.[1] ?? '');
+    for (const command of commands) {
+      const literals = Object.fromEntries(
+        [...command.matchAll(/--from-literal=([A-Z_]+)=('[^']*'|"[^"]*"|\S+)/g)].map(([, name, value]) => [name ?? '', (value ?? '').replace(/^['"]|['"]$/g, '')]),
+      );
+      expect(Object.keys(literals).sort(), command).toEqual(Object.keys(exampleSecret()).sort());
+      const config = loadConfig({ ...imageEnvironment(), ...gatewayEnvironment({ ...literals, GATEWAY_SECRET: 'x'.repeat(64) }).env });
+      expect(config.idempotencyUrl, command).toMatch(/^postgres:\/\//);
+      expect(config.redisUrl, command).toMatch(/^rediss?:\/\//);
+    }
   });
 
   it('requests the measured peak memory (Node 24) and limits it with room, as a non-root user on a read-only root', () => {
