@@ -26,9 +26,9 @@ export default tseslint.config(
     // tool's diff, rules and report builders (its files that read, send or write are excepted below).
     files: ['src/mapping/**/*.ts', 'src/payment/**/*.ts', 'src/replay/**/*.ts', 'src/shared/**/*.ts'],
     ignores: [
-      'src/replay/run-command.ts', 'src/replay/read-recording.ts', 'src/replay/report-files.ts', 'src/replay/runner.ts', 'src/replay/pace.ts',
-      'src/replay/progress.ts', 'src/replay/propose/v1-reader.ts', 'src/replay/propose/mapping-copy.ts', 'src/replay/default-rules.ts',
-      'src/replay/mapped-resources.ts',
+      'src/replay/run/run-command.ts', 'src/replay/recordings/read-recording.ts', 'src/replay/report/files.ts', 'src/replay/run/runner.ts',
+      'src/replay/run/pace.ts', 'src/replay/run/progress.ts', 'src/replay/propose/v1-reader.ts', 'src/replay/propose/mapping-copy.ts',
+      'src/replay/diff/default-rules.ts', 'src/replay/run/mapped-resources.ts',
     ],
     rules: {
       'no-restricted-imports': [

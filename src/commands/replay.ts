@@ -1,8 +1,8 @@
 // `legacy-gateway replay <file> [options]` as the command line sees it: the options, their help and the
-// exit code 2 for a malformed command line. The work (src/replay/run-command.ts) is loaded only when the
+// exit code 2 for a malformed command line. The work (src/replay/run/run-command.ts) is loaded only when the
 // command runs, so `serve` never loads the replay engine, its reports or the sandbox it may start.
 import { Command, Option } from 'commander';
-import { DEFAULT_HOURLY_BUDGET } from '../replay/budget.js';
+import { DEFAULT_HOURLY_BUDGET } from '../replay/run/budget.js';
 
 /** Commander errors (unknown option, missing value...) of this command exit with 2, not commander's 1. */
 class ReplayCommand extends Command {
@@ -89,7 +89,7 @@ export function registerReplayCommand(program: Command): void {
     .addHelpText('after', HELP_AFTER)
     .action(async (file: string, raw: Record<string, unknown>) => {
       // The replay's engine, reports and in-process gateway load only when the command runs.
-      const { runReplayCommand } = await import('../replay/run-command.js');
+      const { runReplayCommand } = await import('../replay/run/run-command.js');
       process.exitCode = await runReplayCommand(file, raw, {
         stdout: process.stdout,
         stderr: process.stderr,

@@ -1,7 +1,7 @@
 // The upstream budget plan and the pacer (concurrency and rate), with a fake clock.
 import { describe, expect, it } from 'vitest';
-import { budgetKey, formatBudgetWarning, planBudget } from '../../src/replay/budget.js';
-import { createPacer } from '../../src/replay/pace.js';
+import { budgetKey, formatBudgetWarning, planBudget } from '../../src/replay/run/budget.js';
+import { createPacer } from '../../src/replay/run/pace.js';
 
 describe('budget', () => {
   it('counts per verb and URL without the key', () => {

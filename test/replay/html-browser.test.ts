@@ -10,8 +10,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generalisePath } from '../../src/replay/json-path.js';
-import { runReplayCommand } from '../../src/replay/run-command.js';
+import { generalisePath } from '../../src/replay/diff/json-path.js';
+import { runReplayCommand } from '../../src/replay/run/run-command.js';
 import { extrasReport } from './html-report-extras.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -2,9 +2,9 @@
 // difference, a difference caused by earlier replayed writes (`cause: "replay"`), a `not-comparable` entry
 // with its reason, the summary's `notComparable` and `causedByReplay`, and a mapping proposal with its
 // unexplained fields. The HTML page must show them from the data alone.
-import type { ReportEntry } from '../../src/replay/report-entry.js';
-import { renderHtmlReport } from '../../src/replay/report-html/page.js';
-import type { ReplaySummary } from '../../src/replay/summary.js';
+import type { ReportEntry } from '../../src/replay/report/entry.js';
+import { renderHtmlReport } from '../../src/replay/report/html/page.js';
+import type { ReplaySummary } from '../../src/replay/report/summary.js';
 
 const json = (value: unknown) => ({ kind: 'json' as const, text: JSON.stringify(value) });
 

@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { runReplayCommand, type CommandIo } from '../../src/replay/run-command.js';
-import type { ReportEntry } from '../../src/replay/report-entry.js';
-import { runReplay, type ReplayRunOptions } from '../../src/replay/runner.js';
+import { runReplayCommand, type CommandIo } from '../../src/replay/run/run-command.js';
+import type { ReportEntry } from '../../src/replay/report/entry.js';
+import { runReplay, type ReplayRunOptions } from '../../src/replay/run/runner.js';
 import { replayRunOptions } from './run-options.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'replay-interrupt-'));

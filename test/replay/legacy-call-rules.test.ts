@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { legacyMethodOf } from '../../src/replay/legacy-method.js';
-import { runReplayCommand } from '../../src/replay/run-command.js';
-import { isPaymentCall, recordedPath } from '../../src/replay/safety.js';
+import { legacyMethodOf } from '../../src/replay/recordings/legacy-method.js';
+import { runReplayCommand } from '../../src/replay/run/run-command.js';
+import { isPaymentCall, recordedPath } from '../../src/replay/run/safety.js';
 import { isPaymentTarget, parseLegacyPath } from '../../src/shared/request-target.js';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
 

@@ -7,7 +7,7 @@ import { compileMapping } from '../../src/mapping/run.js';
 import type { V1Call } from '../../src/mapping/v1-reply.js';
 import { pairRecords, v1RecordsBehind } from '../../src/replay/propose/call-records.js';
 import { entryEvidence, legacyCallOf, recordFieldOf } from '../../src/replay/propose/entry-evidence.js';
-import type { ReportEntry } from '../../src/replay/report-entry.js';
+import type { ReportEntry } from '../../src/replay/report/entry.js';
 import { GatewayError } from '../../src/shared/errors.js';
 import { handOff } from '../../src/shared/hand-off.js';
 import { NumberLiteral, type JsonValue } from '../../src/shared/json-exact.js';

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NumberLiteral } from '../../src/shared/json-exact.js';
-import { detectFormat, readRecording, RecordingInputError } from '../../src/replay/read-recording.js';
-import type { RecordedExchange } from '../../src/replay/recording.js';
+import { detectFormat, readRecording, RecordingInputError } from '../../src/replay/recordings/read-recording.js';
+import type { RecordedExchange } from '../../src/replay/recordings/recording.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HAR = path.join(here, '../fixtures/replay/legacy-traffic.har');

@@ -1,8 +1,8 @@
 // Which secrets a recorded request holds only as the redaction marker, in every form a recording keeps a
 // body; never a real value, never the key the replay replaces anyway.
 import { describe, expect, it } from 'vitest';
-import { redactedSecretFields } from '../../src/replay/redacted-secrets.js';
-import type { RecordedExchange, RecordedRequestBody } from '../../src/replay/recording.js';
+import { redactedSecretFields } from '../../src/replay/recordings/redacted-secrets.js';
+import type { RecordedExchange, RecordedRequestBody } from '../../src/replay/recordings/recording.js';
 import { parseJsonExact } from '../../src/shared/json-exact.js';
 
 const request = (body: RecordedRequestBody | undefined, contentType = '', url = '/api/payment'): RecordedExchange['request'] => ({

@@ -1,6 +1,6 @@
 // `legacy-gateway replay` as the replay tests run it: the command in this process, its stdout and stderr
 // captured, its exit code returned. Each test file passes the options and environment it is about.
-import { runReplayCommand } from '../../src/replay/run-command.js';
+import { runReplayCommand } from '../../src/replay/run/run-command.js';
 
 export interface ReplayRun {
   code: number;

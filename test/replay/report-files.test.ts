@@ -5,15 +5,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ReportEntry } from '../../src/replay/report-entry.js';
-import { HtmlEntrySelection } from '../../src/replay/report-html/entry-selection.js';
+import type { ReportEntry } from '../../src/replay/report/entry.js';
+import { HtmlEntrySelection } from '../../src/replay/report/html/entry-selection.js';
 import {
   createJsonReportWriter,
   partialReportPaths,
   removeFilesNow,
   writeHtmlReport,
-} from '../../src/replay/report-files.js';
-import { SummaryBuilder } from '../../src/replay/summary.js';
+} from '../../src/replay/report/files.js';
+import { SummaryBuilder } from '../../src/replay/report/summary.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'replay-report-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

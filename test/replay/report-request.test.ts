@@ -6,14 +6,14 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parseJsonExact } from '../../src/shared/json-exact.js';
 import { REDACTED, SecretScrubber } from '../../src/shared/redact.js';
-import { MAX_REPORT_BODY_CHARS, reportBody } from '../../src/replay/report-body.js';
-import { redactReportEntry, type ReportEntry } from '../../src/replay/report-entry.js';
-import { curlLine, KEY_VARIABLE } from '../../src/replay/report-html/curl-line.js';
-import { HtmlEntrySelection } from '../../src/replay/report-html/entry-selection.js';
-import { entryJson } from '../../src/replay/report-json.js';
-import { parseBody } from '../../src/replay/reply-diff.js';
-import type { RecordedExchange } from '../../src/replay/recording.js';
-import { MAX_REQUEST_BODY_CHARS, requestView } from '../../src/replay/request-view.js';
+import { MAX_REPORT_BODY_CHARS, reportBody } from '../../src/replay/report/body.js';
+import { redactReportEntry, type ReportEntry } from '../../src/replay/report/entry.js';
+import { curlLine, KEY_VARIABLE } from '../../src/replay/report/html/curl-line.js';
+import { HtmlEntrySelection } from '../../src/replay/report/html/entry-selection.js';
+import { entryJson } from '../../src/replay/report/json.js';
+import { parseBody } from '../../src/replay/diff/reply-diff.js';
+import type { RecordedExchange } from '../../src/replay/recordings/recording.js';
+import { MAX_REQUEST_BODY_CHARS, requestView } from '../../src/replay/recordings/request-view.js';
 
 type RecordedRequest = RecordedExchange['request'];
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../src/shared/redact.js';
-import { runReplayCommand } from '../../src/replay/run-command.js';
+import { runReplayCommand } from '../../src/replay/run/run-command.js';
 
 const SECRETS = {
   queryKey: 'rec-query-key-e2e-7181',

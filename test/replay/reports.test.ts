@@ -2,15 +2,15 @@
 // up, and the HTML page escapes every recorded or replayed value (a reply is untrusted text).
 import { describe, expect, it } from 'vitest';
 import { NumberLiteral } from '../../src/shared/json-exact.js';
-import type { ReportEntry } from '../../src/replay/report-entry.js';
-import { redactReportEntry } from '../../src/replay/report-entry.js';
-import { escapeHtml } from '../../src/replay/report-html/html-text.js';
-import { renderHtmlReport } from '../../src/replay/report-html/page.js';
-import { buildJsonReport } from '../../src/replay/report-json.js';
-import { progressLine } from '../../src/replay/progress.js';
+import type { ReportEntry } from '../../src/replay/report/entry.js';
+import { redactReportEntry } from '../../src/replay/report/entry.js';
+import { escapeHtml } from '../../src/replay/report/html/html-text.js';
+import { renderHtmlReport } from '../../src/replay/report/html/page.js';
+import { buildJsonReport } from '../../src/replay/report/json.js';
+import { progressLine } from '../../src/replay/run/progress.js';
 import { SecretScrubber } from '../../src/shared/redact.js';
-import { renderSummaryTable, SummaryBuilder } from '../../src/replay/summary.js';
-import { verdictOf } from '../../src/replay/verdict.js';
+import { renderSummaryTable, SummaryBuilder } from '../../src/replay/report/summary.js';
+import { verdictOf } from '../../src/replay/report/verdict.js';
 
 const entries: ReportEntry[] = [
   { index: 0, method: 'GET', url: 'https://old/api/staff/1', legacyMethod: 'staff', outcome: 'identical', diffs: [], status: { expected: 200, actual: 200 } },

@@ -1,8 +1,8 @@
 // The replayed request: recorded path and query on the target, keys replaced, credentials dropped.
 import busboy from 'busboy';
 import { describe, expect, it } from 'vitest';
-import { buildReplayRequest } from '../../src/replay/request-builder.js';
-import type { RecordedExchange } from '../../src/replay/recording.js';
+import { buildReplayRequest } from '../../src/replay/run/request-builder.js';
+import type { RecordedExchange } from '../../src/replay/recordings/recording.js';
 
 const recorded = (r: Partial<RecordedExchange['request']>): RecordedExchange['request'] => ({
   method: 'GET',

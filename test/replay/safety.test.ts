@@ -1,6 +1,6 @@
 // Which recorded calls are replayed, and why the others are skipped.
 import { describe, expect, it } from 'vitest';
-import { decideReplay, isLoopbackUrl, isPaymentCall, type SafetyPolicy } from '../../src/replay/safety.js';
+import { decideReplay, isLoopbackUrl, isPaymentCall, type SafetyPolicy } from '../../src/replay/run/safety.js';
 
 const policy = (p: Partial<SafetyPolicy> = {}): SafetyPolicy => ({
   includeWrites: false,

@@ -3,9 +3,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import { loadMappingDirectory } from '../../src/gateway/loaders/mapping-files.js';
-import type { Difference } from '../../src/replay/diff.js';
-import type { RecordedExchange } from '../../src/replay/recording.js';
-import { markCausedByReplay, ReplayedWrites, resourcesRead, resourcesWritten, type MappedResources } from '../../src/replay/write-effects.js';
+import type { Difference } from '../../src/replay/diff/json-diff.js';
+import type { RecordedExchange } from '../../src/replay/recordings/recording.js';
+import { markCausedByReplay, ReplayedWrites, resourcesRead, resourcesWritten, type MappedResources } from '../../src/replay/run/write-effects.js';
 
 let mappings: MappedResources;
 beforeAll(async () => {

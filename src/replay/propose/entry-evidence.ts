@@ -4,14 +4,14 @@
 // record of an entry where it differs, so an edit cannot break the records that were already right).
 // Pure: must never do I/O. The recorded values stay in memory for the search; what reaches a report comes
 // from the redacted entry's differences.
-import type { Difference } from '../diff.js';
+import type { Difference } from '../diff/json-diff.js';
 import type { MappingSet } from '../../mapping/mapping-set.js';
 import type { LegacyCall } from '../../mapping/run.js';
 import type { Mapping } from '../../mapping/schema.js';
 import { isJsonObject, jsonTypeOf, numberSpelling, type JsonObject, type JsonValue, type NumberLiteral } from '../../shared/json-exact.js';
 import { parseLegacyPath, splitTarget } from '../../shared/request-target.js';
-import type { ReportEntry } from '../report-entry.js';
-import { recordedPathAndQuery } from '../request-builder.js';
+import type { ReportEntry } from '../report/entry.js';
+import { recordedPathAndQuery } from '../run/request-builder.js';
 import type { SeenValue } from './proposal.js';
 
 /** One record of a recorded reply. */

@@ -7,7 +7,7 @@ import type { MappingSet } from '../../mapping/mapping-set.js';
 import { compileMapping, type CompiledMapping } from '../../mapping/run.js';
 import type { V1Get } from '../../mapping/v1-reply.js';
 import type { JsonValue } from '../../shared/json-exact.js';
-import type { ReportEntry } from '../report-entry.js';
+import type { ReportEntry } from '../report/entry.js';
 import { pairRecords, v1RecordsBehind, type CallRecords } from './call-records.js';
 import { decideField, type FieldEvidence, type FieldVerdict } from './decision-rule.js';
 import { entryEvidence, type EntryEvidence } from './entry-evidence.js';
