@@ -368,7 +368,7 @@ describe('claims in a Redis with a replica that does not acknowledge (REDIS_URL)
     await primary?.close();
   });
 
-  it('the replica paused: a keyed payment is refused (503, code 8, naming the acknowledgement) before any POST', async () => {
+  it('the replica paused: a keyed payment is refused (503, code 8, naming the acknowledgement) before any POST; resumed, the retry under the same key pays once', async () => {
     // Started once the replica is connected: its first read of Redis counts it.
     const gateway = await serve({ REDIS_URL: primary.url, GATEWAY_SECRET });
     try {
@@ -381,6 +381,11 @@ describe('claims in a Redis with a replica that does not acknowledge (REDIS_URL)
       } finally {
         replica.resume();
       }
+      // Nothing was sent, so the refusal is not the key's answer: the retry the reply asks for pays, once.
+      const retried = await pay(gateway, payment('53.00'), keyed('redis-order-unacked'));
+      expect([retried.status, retried.body.code, retried.headers.get('idempotent-replayed')]).toEqual([200, 12, null]);
+      expect((await pay(gateway, payment('53.00'), keyed('redis-order-unacked'))).headers.get('idempotent-replayed')).toBe('true');
+      expect(paymentPosts()).toBe(1);
       await expectAlive(gateway);
     } finally {
       await gateway.stop();

@@ -231,11 +231,17 @@ class Claims implements PaymentClaims {
         try {
           kept = await claim.write((r) => ({ ...r, phase: 'sent', leaseUntil: this.now() + this.leaseMs }), { durable: true });
         } catch (err) {
+          refused = true;
           throw err instanceof ClaimStoreError ? err : new ClaimStoreError('unreachable', 'the payment claims store cannot be reached');
         }
-        if (!kept) throw new ClaimStoreError('not-durable', 'the payment claims store lost this payment\'s claim before it was sent');
+        if (!kept) {
+          refused = true;
+          throw new ClaimStoreError('not-durable', 'the payment claims store lost this payment\'s claim before it was sent');
+        }
       },
     };
+    // Refused at the gate: nothing was written to v1, so the reply is not kept as the payment's answer.
+    let refused = false;
     let paid: PaidReply;
     try {
       paid = await pay(gate);
@@ -250,8 +256,16 @@ class Claims implements PaymentClaims {
     return {
       kind: 'fresh',
       reply: paid.reply,
-      answered: (delivered) => (answered ??= this.storeAnswer(claim, keyless, paid, delivered)),
+      answered: (delivered) => (answered ??= refused ? this.release(claim) : this.storeAnswer(claim, keyless, paid, delivered)),
     };
+  }
+
+  /** A payment refused before anything was sent: its claim is left open (its lease ended), so a retry
+   * under the same key pays once the store can keep the claim. Should the store not take it, the lease
+   * runs out by itself. */
+  private async release(claim: OwnedClaim): Promise<void> {
+    claim.stopLease();
+    await claim.write((r) => ({ ...r, phase: 'claimed', leaseUntil: 0 })).catch(() => false);
   }
 
   private storeAnswer(claim: OwnedClaim, keyless: boolean, paid: PaidReply, delivered: boolean): Promise<void> {

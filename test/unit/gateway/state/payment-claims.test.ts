@@ -276,6 +276,35 @@ describe('a store that cannot keep a claim', () => {
     expect(wrote).toBe(false);
   });
 
+  it('a keyed payment refused at the send gate keeps no answer: the retry under the same key pays once the store keeps claims', async () => {
+    const memory = createMemoryClaimStore();
+    let acknowledges = false;
+    const store: ClaimStore = {
+      ...memory,
+      claim: (...a) => memory.claim(...a),
+      update: async (id, record, options) => {
+        if (options?.durable && !acknowledges) throw new ClaimStoreError('not-durable', 'Redis replicas did not acknowledge the payment claim');
+        return memory.update(id, record, options);
+      },
+    };
+    const s = setup({ store, now: Date.now });
+    const refusing = async (g: SendGate): Promise<PaidReply> => {
+      try {
+        await g.beforeSend();
+      } catch {
+        return { reply: reply(8, 'refused before sending', 503), charge: 'none' };
+      }
+      return s.payWith('paid')(g);
+    };
+    const first = await s.claims.run({ apiKey: 'k', idempotencyKey: 'order-1', fields: FIELDS }, refusing);
+    expect(first).toMatchObject({ kind: 'fresh', reply: reply(8, 'refused before sending', 503) });
+    if (first.kind === 'fresh') await first.answered(true);
+    acknowledges = true;
+    const retry = await s.claims.run({ apiKey: 'k', idempotencyKey: 'order-1', fields: FIELDS }, refusing);
+    expect(retry).toMatchObject({ kind: 'fresh', reply: reply(12, 'payment added (payment id 1)') });
+    expect(s.payments()).toBe(1);
+  });
+
   it.each([
     ['unreachable', 'down', { kind: 'unavailable', reason: 'store-unreachable' }],
     ['not-durable', 'Redis keeps no append-only file', { kind: 'unavailable', reason: 'not-durable', detail: 'Redis keeps no append-only file' }],
