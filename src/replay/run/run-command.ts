@@ -1,7 +1,8 @@
-// The work of `legacy-gateway replay` (its command line is src/commands/replay.ts): the target (a running
-// gateway, or the gateway in-process over --upstream or an embedded sandbox started for the run), the
-// wiring of reports, progress and exit code, and SIGINT/SIGTERM during a run (the first stops it and
-// reports what was done, a second quits at once).
+// The work of `legacy-gateway replay` (its command line is src/commands/replay.ts): the inputs read and
+// checked, the target started (target.ts: a running gateway, or the gateway in-process over --upstream or
+// an embedded sandbox started for the run), the wiring of reports, progress and exit code, and
+// SIGINT/SIGTERM during a run (interrupts.ts: the first stops it and reports what was done, a second quits
+// at once).
 // Exit codes: 0 when at most --max-differences entries differ, 1 when more, 2 on a usage or input error
 // (or a report that cannot be written), 130 when a signal stopped the run before every entry was replayed.
 // It returns the exit code and must never call process.exit, except on a second signal, when the
@@ -18,19 +19,14 @@ import { readDefaultRules } from '../diff/default-rules.js';
 import { MappedResourcesError, readMappedResources } from './mapped-resources.js';
 import { createProgress, type ProgressDisplay } from './progress.js';
 import { detectFormat, RecordingInputError, type RecordingFormat } from '../recordings/read-recording.js';
-import { redactUrl, SecretScrubber } from '../../shared/redact.js';
+import { SecretScrubber } from '../../shared/redact.js';
 import { HtmlEntrySelection } from '../report/html/entry-selection.js';
-import {
-  createJsonReportWriter,
-  partialReportPaths,
-  removeFilesNow,
-  writeHtmlReport,
-  type JsonReportWriter,
-} from '../report/files.js';
+import { createJsonReportWriter, partialReportPaths, writeHtmlReport, type JsonReportWriter } from '../report/files.js';
 import { combineRuleSets, EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from '../diff/rules-file.js';
 import type { ReportMeta } from '../report/json.js';
 import { runReplay, type ReplayRunOptions, type ReplayRunResult, type ReplaySinks } from './runner.js';
-import { isLoopbackUrl } from './safety.js';
+import { listenForInterrupts, type InterruptIo, type Interrupts } from './interrupts.js';
+import { runningGatewayTarget, startInProcessGateway, type ReplayTarget } from './target.js';
 import { INTERRUPTED_EXIT_CODE, verdictOf } from '../report/verdict.js';
 import type { MappedResources } from './write-effects.js';
 import type { MappingProposal } from '../propose/mapping-proposal.js';
@@ -38,187 +34,13 @@ import type { ProposalOutcome } from '../propose/proposal.js';
 import { proposalSummaryText } from '../propose/proposal-report.js';
 
 export { INTERRUPTED_EXIT_CODE } from '../report/verdict.js';
+export type { InterruptSignal, SignalSource } from './interrupts.js';
 
-export type InterruptSignal = 'SIGINT' | 'SIGTERM';
-const INTERRUPT_SIGNALS: readonly InterruptSignal[] = ['SIGINT', 'SIGTERM'];
-
-/** Where the interrupt signals come from: `process`, or an event emitter in tests. */
-export interface SignalSource {
-  on(signal: InterruptSignal, listener: () => void): unknown;
-  off(signal: InterruptSignal, listener: () => void): unknown;
-}
-
-export interface CommandIo {
+/** Where the command writes, its environment, and (InterruptIo) where signals come from and how it quits. */
+export interface CommandIo extends InterruptIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
-  /** SIGINT and SIGTERM during the run (default: process). */
-  signals?: SignalSource;
-  /**
-   * Ends the process on a second signal (default: process.exit). One that returns (a test's) makes the
-   * command return that code without writing anything more.
-   */
-  exit?: (code: number) => void;
-}
-
-function exitAtOnce(code: number): never {
-  // The command's only exit: the operator asked twice to stop, and waits for nothing more.
-  process.exitCode = code;
-  process.exit(code);
-}
-
-interface Interrupts {
-  /** Aborted by the first signal. */
-  readonly signal: AbortSignal;
-  /** A second signal came: the partial report files are gone and nothing more may be written. */
-  readonly quit: boolean;
-  /** The replay is over (reports are being written): a first signal no longer has calls to wait for. */
-  replayOver(): void;
-  /** Removes the listeners. */
-  dispose(): void;
-}
-
-/** The first signal stops the run gracefully; a second removes the partial report files and exits. */
-function listenForInterrupts(io: CommandIo, partialFiles: readonly string[]): Interrupts {
-  const source: SignalSource = io.signals ?? process;
-  const exit = io.exit ?? exitAtOnce;
-  const controller = new AbortController();
-  // On a terminal the progress bar holds the current line.
-  const lineStart = io.stderr.isTTY === true ? '\n' : '';
-  let replayOver = false;
-  let quit = false;
-  const onSignal = (): void => {
-    if (!controller.signal.aborted) {
-      controller.abort();
-      io.stderr.write(
-        replayOver
-          ? `${lineStart}interrupted: writing the reports (press Ctrl-C again to quit at once)\n`
-          : `${lineStart}interrupted: finishing the calls in flight, then writing the reports of the entries done (press Ctrl-C again to quit at once)\n`,
-      );
-      return;
-    }
-    if (quit) return;
-    quit = true;
-    removeFilesNow(partialFiles);
-    io.stderr.write(`${lineStart}interrupted again: partial report files removed, quitting (exit ${INTERRUPTED_EXIT_CODE})\n`);
-    exit(INTERRUPTED_EXIT_CODE);
-  };
-  for (const name of INTERRUPT_SIGNALS) source.on(name, onSignal);
-  return {
-    signal: controller.signal,
-    get quit() {
-      return quit;
-    },
-    replayOver() {
-      replayOver = true;
-    },
-    dispose() {
-      for (const name of INTERRUPT_SIGNALS) source.off(name, onSignal);
-    },
-  };
-}
-
-/** Where the calls go. */
-interface ReplayTarget {
-  url: string;
-  /** Where `/api/v1/...` can be read with the replay's key: v1 itself, or a running gateway's passthrough. */
-  v1Url: string;
-  /** What the report calls it. */
-  label: string;
-  sandboxOrLoopback: boolean;
-  /** Key used when none is given (the sandbox's demo key). */
-  defaultKey: string | undefined;
-  close(): Promise<void>;
-}
-
-/** A gateway that is already running (--target): nothing to start or stop. */
-function runningGatewayTarget(url: string): ReplayTarget {
-  return {
-    url,
-    v1Url: url,
-    label: redactUrl(url),
-    sandboxOrLoopback: isLoopbackUrl(url),
-    defaultKey: undefined,
-    close: async () => undefined,
-  };
-}
-
-/** The v1 API behind the in-process gateway. */
-interface GatewayUpstream {
-  url: string;
-  /** What the report calls the target. */
-  label: string;
-  /** The embedded sandbox or a loopback address: a payment may be replayed there (safety.ts). */
-  sandboxOrLoopback: boolean;
-  /** Key used when none is given (the sandbox's demo key). */
-  defaultKey: string | undefined;
-  close(): Promise<void>;
-}
-
-/** --upstream, or an embedded sandbox started for this run (with its demo key). */
-async function startUpstream(upstream: string | undefined): Promise<GatewayUpstream> {
-  if (upstream !== undefined) {
-    return {
-      url: upstream,
-      label: `in-process gateway -> ${redactUrl(upstream)}`,
-      sandboxOrLoopback: isLoopbackUrl(upstream),
-      defaultKey: undefined,
-      close: async () => undefined,
-    };
-  }
-  // Loaded only when used: the sandbox's demo data stays out of runs against a real upstream.
-  const { SANDBOX_KEYS, startSandbox } = await import('../../sandbox/index.js');
-  const sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-  return {
-    url: sandbox.url,
-    label: 'in-process gateway + embedded sandbox',
-    sandboxOrLoopback: true,
-    defaultKey: SANDBOX_KEYS.primary,
-    close: () => sandbox.close(),
-  };
-}
-
-/**
- * The operator's settings apply (mappings, time zone, cache), except where the replay decides: its own
- * upstream and key, a loopback ephemeral port, no recording of the replay itself, no metrics port.
- */
-function inProcessGatewayEnv(env: NodeJS.ProcessEnv, upstreamUrl: string, apiKey: string | undefined): NodeJS.ProcessEnv {
-  const gatewayEnv: NodeJS.ProcessEnv = { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'fatal' };
-  delete gatewayEnv.RECORD_FILE;
-  delete gatewayEnv.METRICS_PORT;
-  delete gatewayEnv.UPSTREAM_API_KEY;
-  gatewayEnv.UPSTREAM_URL = upstreamUrl;
-  if (apiKey !== undefined) gatewayEnv.UPSTREAM_API_KEY = apiKey;
-  return gatewayEnv;
-}
-
-/** The gateway, in this process, on a loopback port, in front of the upstream (closed after the gateway). */
-async function startInProcessGateway(options: ReplayCommandOptions, env: NodeJS.ProcessEnv): Promise<ReplayTarget> {
-  const [{ startGateway }, { loadConfig }, { createLogger }, { pino }] = await Promise.all([
-    import('../../gateway/start.js'),
-    import('../../gateway/config.js'),
-    import('../../gateway/logging.js'),
-    import('pino'),
-  ]);
-  const upstream = await startUpstream(options.upstream);
-  try {
-    const config = loadConfig(inProcessGatewayEnv(env, upstream.url, options.apiKey ?? upstream.defaultKey));
-    // Gateway log lines go to stderr: stdout carries the replay's summary only.
-    const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
-    const gateway = await startGateway({ config, logger });
-    const close = async (): Promise<void> => {
-      try {
-        await gateway.close();
-      } finally {
-        await upstream.close();
-      }
-    };
-    const { label, sandboxOrLoopback, defaultKey } = upstream;
-    return { url: gateway.url, v1Url: upstream.url, label, sandboxOrLoopback, defaultKey, close };
-  } catch (err) {
-    await upstream.close();
-    throw err;
-  }
 }
 
 /**
