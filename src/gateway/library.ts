@@ -12,13 +12,12 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { ConfigError, SHIPPED_MAPPINGS_DIR, missingSecretWithRedis, settingsSchema } from './config.js';
-import { createGateway, type Gateway } from './create-gateway.js';
+import type { Router } from 'express';
+import { composeGateway, type ComposedGateway } from './compose.js';
 import { loadMappingDirectorySync } from './loaders/mapping-files.js';
 import { loadOperatorRecords } from './loaders/static-records.js';
 import { createLogger } from './logging.js';
 import { completeMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
-import { openClaimStore, openingClaimStore } from './state/open-claim-store.js';
-import { createRedisConnection } from './state/redis-connection.js';
 
 const optionsSchema = settingsSchema
   .pick({
@@ -68,39 +67,28 @@ export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRoute
   if (!payment) throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
   const operatorFiles = loadOperatorRecords(reads, { TESTIMONIALS_FILE: o.testimonialsFile });
   const logger = givenLogger ?? createLogger(o.logLevel);
-  const redis = o.redisUrl === undefined ? undefined : createRedisConnection({ url: o.redisUrl, logger });
-  // Payment claims: idempotencyUrl's store, else redisUrl's Redis, else this process; opened in the
-  // background like the Redis connection (payments are refused until it answers).
-  const claims =
-    o.idempotencyUrl === undefined && !redis
-      ? undefined
-      : openingClaimStore(
-          (redis?.started ?? Promise.resolve()).then(() =>
-            openClaimStore({ idempotencyUrl: o.idempotencyUrl, redis, prefix: o.redisKeyPrefix, acceptedRisks: o.idempotencyAcceptRisk, logger }),
-          ),
-        );
-  let gateway: Gateway;
-  try {
-    gateway = createGateway({
-      settings: { upstreamUrl: o.upstreamUrl, upstreamApiKey: o.upstreamApiKey, upstreamTimeoutMs: o.upstreamTimeoutMs, cacheTtlMs: o.cacheTtlMs, cacheMinUses: o.cacheMinUses, accountTimezone: o.accountTimezone },
-      mappings: reads,
-      payment,
-      staticRecords: (setting) => operatorFiles.get(setting),
-      logger,
-      ...(metrics ? { metrics: completeMetrics(metrics) } : {}),
-      ...(redis ? { redis, keyPrefix: o.redisKeyPrefix } : {}),
-      ...(o.gatewaySecret !== undefined ? { secret: o.gatewaySecret } : {}),
-      ...(claims ? { claims: claims.store } : {}),
-      paymentDuplicateWindowS: o.paymentDuplicateWindowS,
-    });
-  } catch (err) {
-    void claims?.close().finally(() => redis?.close());
-    throw err;
-  }
-  const close = async (): Promise<void> => {
-    await gateway.close();
-    await claims?.close();
-    await redis?.close();
+  // Composed as `serve` composes its gateway; its connections open in the background, and calls that come
+  // before the first attempt to connect has ended wait for it. A store that cannot be trusted with money
+  // does not stop the host application: it refuses every payment instead.
+  const composing = composeGateway({
+    settings: o,
+    files: { mappings: reads, payment, staticRecords: (setting) => operatorFiles.get(setting) },
+    logger,
+    unsafeStore: 'refuse-payments',
+    ...(metrics ? { metrics: completeMetrics(metrics) } : {}),
+  });
+  let composed: ComposedGateway | undefined;
+  composing.then(
+    (c) => (composed = c),
+    (err: unknown) => logger.error({ err }, 'legacyGateway: the gateway could not be composed'),
+  );
+  const router = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void => {
+    if (composed) return void composed.gateway.router(req as Parameters<Router>[0], res as Parameters<Router>[1], next);
+    composing.then((c) => c.gateway.router(req as Parameters<Router>[0], res as Parameters<Router>[1], next), next);
   };
-  return Object.assign(gateway.router as unknown as LegacyGatewayRouter, { close });
+  const close = async (): Promise<void> => {
+    const c = await composing.catch(() => undefined);
+    await c?.close();
+  };
+  return Object.assign(router, { close });
 }

@@ -1,7 +1,7 @@
-// Starts a standalone gateway: loads and validates the mappings and operator files, builds the gateway
-// (create-gateway.ts) with what only a server has (the drain on SIGTERM, the metrics listener on
-// METRICS_PORT, never the public port, the recorder, and the Redis connection of REDIS_URL, which it
-// opens before the gateway is built and closes after it), and listens on HOST:PORT. The upstream is
+// Starts a standalone gateway: loads and validates the mappings and operator files, composes the gateway
+// (compose.ts, the one composition root, which opens and later closes its connections) with what only a
+// server has (the drain on SIGTERM, the metrics listener on METRICS_PORT, never the public port, the
+// recorder), and listens on HOST:PORT. The upstream is
 // UPSTREAM_URL, or the one the caller composes in (the serve command's embedded sandbox): this module
 // never starts or imports the sandbox.
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { ConfigError, isLoopbackHost, type GatewayConfig } from './config.js';
-import { createGateway, type Gateway } from './create-gateway.js';
+import { composeGateway, type ComposedGateway } from './compose.js';
 import { routerListener } from './edge/router.js';
 import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
 import { loadMappingDirectory, type MappingDirectory } from './loaders/mapping-files.js';
@@ -20,8 +20,6 @@ import { createLogger } from './logging.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createRecorder, type Recorder } from './steps/record.js';
-import { openClaimStore, type OpenedClaimStore } from './state/open-claim-store.js';
-import type { RedisConnection } from './state/redis-connection.js';
 import type { SharedRedis } from './state/shared-redis.js';
 
 export interface RunningGateway {
@@ -122,10 +120,8 @@ function listen(server: http.Server, config: GatewayConfig): Promise<number> {
 interface Resources {
   server: http.Server;
   lifecycle: RequestLifecycle;
-  gateway: Gateway;
+  composed: ComposedGateway;
   recorder: Recorder | undefined;
-  redis: RedisConnection | undefined;
-  claims: OpenedClaimStore | undefined;
   metricsServer?: MetricsServer | undefined;
 }
 
@@ -137,10 +133,7 @@ function closer(resources: Resources, logger: Logger): () => Promise<void> {
       logger.info(report, 'drained');
       // Every payment has answered by now: the gateway abandons the v1 calls of reads cut off at the
       // deadline instead of waiting for them, so the process can exit right after the deadline.
-      await resources.gateway.close();
-      // After the gateway: its stores may still be writing the last replies.
-      await resources.claims?.close();
-      await resources.redis?.close();
+      await resources.composed.close();
       await resources.recorder?.close();
       await resources.metricsServer?.close();
     })();
@@ -156,23 +149,6 @@ async function startMetrics(prometheus: PrometheusMetrics | undefined, config: G
     await undo();
     throw err;
   }
-}
-
-/** The Redis client is loaded only when REDIS_URL names a server: its modules alone take about 20 MB
- * resident (28 MB on Node 24), for nothing in a gateway that keeps its state in process. */
-async function openRedis(url: string, logger: Logger): Promise<RedisConnection> {
-  const { createRedisConnection } = await import('./state/redis-connection.js');
-  return createRedisConnection({ url, logger });
-}
-
-/** Payment claims: IDEMPOTENCY_URL's store, else REDIS_URL's Redis, else (undefined) this process. A
- * store that must not be trusted with money stops the start, naming the setting. */
-async function openClaims(config: GatewayConfig, redis: RedisConnection | undefined, logger: Logger): Promise<OpenedClaimStore | undefined> {
-  const claims = await openClaimStore({ idempotencyUrl: config.idempotencyUrl, redis, prefix: config.redisKeyPrefix, acceptedRisks: config.idempotencyAcceptRisk, logger });
-  const unsafe = claims?.startProblem();
-  if (unsafe === undefined) return claims;
-  await claims?.close();
-  throw new ConfigError(unsafe);
 }
 
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
@@ -191,58 +167,39 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const recorder = config.recordFile
     ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
     : undefined;
-  // Redis down is no reason not to start: the first attempt is awaited (so its one line comes first and the
-  // metric starts right), then the connection keeps trying in the background.
-  const redis = config.redisUrl === undefined ? undefined : await openRedis(config.redisUrl, logger);
-  await redis?.started;
-  const claims = await openClaims(config, redis, logger).catch(async (err: unknown) => {
-    await redis?.close();
-    await recorder?.close();
-    throw err;
-  });
-  let gateway: Gateway;
+  let composed: ComposedGateway;
   try {
-    gateway = createGateway({
-      settings: { upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey, upstreamTimeoutMs: config.upstreamTimeoutMs, cacheTtlMs: config.cacheTtlMs, cacheMinUses: config.cacheMinUses, accountTimezone: config.accountTimezone },
-      mappings,
-      payment,
-      staticRecords: (setting) => operatorFiles.get(setting),
+    composed = await composeGateway({
+      settings: { ...config, upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey },
+      files: { mappings, payment, staticRecords: (setting) => operatorFiles.get(setting) },
       logger,
       lifecycle,
+      unsafeStore: 'refuse-start',
       ...(prometheus ? { metrics: prometheus } : {}),
       ...(recorder ? { recorder: recorder.step } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.upstream?.demo ? { demo: true } : {}),
-      ...(redis ? { redis, keyPrefix: config.redisKeyPrefix } : {}),
-      ...(config.gatewaySecret !== undefined ? { secret: config.gatewaySecret } : {}),
-      ...(claims ? { claims: claims.store } : {}),
-      paymentDuplicateWindowS: config.paymentDuplicateWindowS,
     });
   } catch (err) {
     // Nothing may keep the process alive after a failed start.
-    await claims?.close();
-    await redis?.close();
     await recorder?.close();
     throw err;
   }
+  const { gateway, redis } = composed;
   const server = createServer(config, routerListener(gateway.router));
   const port = await listen(server, config).catch(async (err: unknown) => {
     // Nothing may keep the process alive after a failed start (a port in use, say).
-    await gateway.close();
-    await claims?.close();
-    await redis?.close();
+    await composed.close();
     await recorder?.close();
     throw err;
   });
-  const resources: Resources = { server, lifecycle, gateway, recorder, redis, claims };
+  const resources: Resources = { server, lifecycle, composed, recorder };
   resources.metricsServer = await startMetrics(prometheus, config, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await gateway.close();
-    await claims?.close();
-    await redis?.close();
+    await composed.close();
   });
   logger.info(
-    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL', sharedState: redis ? 'redis' : 'in process', paymentClaims: claims?.kind ?? 'in process', duplicateWindowS: config.paymentDuplicateWindowS },
+    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL', sharedState: redis ? 'redis' : 'in process', paymentClaims: composed.claimsKind, duplicateWindowS: config.paymentDuplicateWindowS },
     'legacy-gateway listening',
   );
 

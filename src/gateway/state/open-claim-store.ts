@@ -5,7 +5,7 @@
 // the start: payments are refused until it answers, reads go on.
 import type { Logger } from 'pino';
 import { maskRedisUrl, type AcceptedRisk } from '../config.js';
-import { ClaimStoreError, type ClaimStore } from './claim-store.js';
+import type { ClaimStore } from './claim-store.js';
 import { createRedisClaimStore, type RedisClaimStore } from './claims-redis.js';
 import type { ClaimsRedis } from './shared-redis.js';
 
@@ -72,26 +72,4 @@ export async function openClaimStore(settings: ClaimStoreSettings): Promise<Open
   }
   await opened?.checked;
   return opened;
-}
-
-/** A store usable at once while it opens (the library's router exists before any connection): each call
- * waits for the opening; a store that could not be opened is unreachable. */
-export function openingClaimStore(opening: Promise<OpenedClaimStore | undefined>): { store: ClaimStore; close(): Promise<void> } {
-  const ready = opening.then((opened) => {
-    if (!opened) throw new Error('no claims store was named');
-    return opened;
-  });
-  ready.catch(() => undefined);
-  const unreachable = new ClaimStoreError('unreachable', 'the payment claims store cannot be reached');
-  const store = async (): Promise<ClaimStore> => (await ready.catch(() => Promise.reject(unreachable))).store;
-  return {
-    store: {
-      claim: async (...args) => (await store()).claim(...args),
-      update: async (...args) => (await store()).update(...args),
-      read: async (id) => (await store()).read(id),
-      changed: async (id, ms) => (await store()).changed(id, ms),
-      close: async () => undefined,
-    },
-    close: async () => (await ready.catch(() => undefined))?.close(),
-  };
 }

@@ -1,0 +1,138 @@
+// The one composition root: turns the gateway's settings (read from the environment by `serve`, given as
+// options to the library, or set by the replay for its in-process gateway) and the files loaded at start
+// into a running gateway's parts: the Redis connection (REDIS_URL), the payment claims store
+// (IDEMPOTENCY_URL, else that Redis, else this process) and the gateway built over them. Each setting is
+// mapped onto the gateway's parts here and nowhere else. It never listens and never reads the environment.
+// The Redis client is loaded only when a Redis is named: its modules alone take about 20 MB resident, for
+// nothing in a gateway that keeps its state in process.
+import type { Logger } from 'pino';
+import type { V1Record } from '../mapping/legacy-record.js';
+import type { MappingSet } from '../mapping/mapping-set.js';
+import type { PaymentMapping } from '../payment/payment-mapping.js';
+import type { z } from 'zod';
+import { ConfigError, type AcceptedRisk, type settingsSchema } from './config.js';
+import { createGateway, type Gateway, type GatewayParts } from './create-gateway.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
+import type { RequestLifecycle } from './lifecycle.js';
+import { openClaimStore, type OpenedClaimStore } from './state/open-claim-store.js';
+import type { RedisConnection } from './state/redis-connection.js';
+import type { Step } from './steps/step.js';
+
+/** The settings the composition reads: the same names, validated by the same schema, whoever gives them. */
+export type ComposedSettings = Pick<
+  z.infer<typeof settingsSchema>,
+  | 'upstreamApiKey'
+  | 'upstreamTimeoutMs'
+  | 'cacheTtlMs'
+  | 'cacheMinUses'
+  | 'accountTimezone'
+  | 'redisUrl'
+  | 'redisKeyPrefix'
+  | 'gatewaySecret'
+  | 'idempotencyUrl'
+  | 'paymentDuplicateWindowS'
+> & { upstreamUrl: string; idempotencyAcceptRisk: readonly AcceptedRisk[] };
+
+/** What was loaded at start: the mappings, and the operator's record files by setting name. */
+export interface LoadedFiles {
+  mappings: MappingSet;
+  payment: PaymentMapping;
+  staticRecords: (setting: string) => readonly V1Record[] | undefined;
+}
+
+export interface ComposeOptions {
+  settings: ComposedSettings;
+  files: LoadedFiles;
+  logger: Logger;
+  metrics?: GatewayMetrics;
+  /** A standalone server's drain on SIGTERM. */
+  lifecycle?: RequestLifecycle;
+  /** RECORD_FILE's step. */
+  recorder?: Step;
+  now?: () => number;
+  /** The upstream is the embedded sandbox's demo data. */
+  demo?: boolean;
+  /** A claims store that must not be trusted with money (a Redis without its append-only file, the risk not
+   * accepted): `refuse-start` stops the composition with a ConfigError naming the setting (a server, which
+   * exits 2); `refuse-payments` composes anyway, and the store refuses every payment (a library, whose
+   * host application must not fail to start over it). */
+  unsafeStore: 'refuse-start' | 'refuse-payments';
+}
+
+export interface ComposedGateway {
+  gateway: Gateway;
+  /** REDIS_URL's connection, for the server's readiness and metrics; undefined without it. */
+  redis: RedisConnection | undefined;
+  /** Where the payment claims live, for the start line. */
+  claimsKind: 'in process' | OpenedClaimStore['kind'];
+  /** Closes the gateway (waiting for the replies still being stored), then the connections it opened. */
+  close(): Promise<void>;
+}
+
+async function openRedis(url: string, logger: Logger): Promise<RedisConnection> {
+  const { createRedisConnection } = await import('./state/redis-connection.js');
+  const redis = createRedisConnection({ url, logger });
+  // Redis down is no reason not to start: the first attempt is awaited (so its one line comes first and the
+  // metric starts right), then the connection keeps trying in the background.
+  await redis.started;
+  return redis;
+}
+
+/** The gateway's parts from its settings, once their connections have made a first attempt. */
+function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefined, claims: OpenedClaimStore | undefined): GatewayParts {
+  const { settings, files } = options;
+  return {
+    settings: {
+      upstreamUrl: settings.upstreamUrl,
+      upstreamApiKey: settings.upstreamApiKey,
+      upstreamTimeoutMs: settings.upstreamTimeoutMs,
+      cacheTtlMs: settings.cacheTtlMs,
+      cacheMinUses: settings.cacheMinUses,
+      accountTimezone: settings.accountTimezone,
+    },
+    mappings: files.mappings,
+    payment: files.payment,
+    staticRecords: files.staticRecords,
+    logger: options.logger,
+    paymentDuplicateWindowS: settings.paymentDuplicateWindowS,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
+    ...(options.recorder ? { recorder: options.recorder } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.demo ? { demo: true } : {}),
+    ...(redis ? { redis, keyPrefix: settings.redisKeyPrefix } : {}),
+    ...(settings.gatewaySecret !== undefined ? { secret: settings.gatewaySecret } : {}),
+    ...(claims ? { claims: claims.store } : {}),
+  };
+}
+
+export async function composeGateway(options: ComposeOptions): Promise<ComposedGateway> {
+  const { settings, logger } = options;
+  const redis = settings.redisUrl === undefined ? undefined : await openRedis(settings.redisUrl, logger);
+  let claims: OpenedClaimStore | undefined;
+  try {
+    claims = await openClaimStore({ idempotencyUrl: settings.idempotencyUrl, redis, prefix: settings.redisKeyPrefix, acceptedRisks: settings.idempotencyAcceptRisk, logger });
+    const unsafe = claims?.startProblem();
+    if (unsafe !== undefined) {
+      if (options.unsafeStore === 'refuse-start') throw new ConfigError(unsafe);
+      logger.error(`${unsafe}: payments are refused`);
+    }
+    const gateway = createGateway(gatewayParts(options, redis, claims));
+    return {
+      gateway,
+      redis,
+      claimsKind: claims?.kind ?? 'in process',
+      async close() {
+        await gateway.close();
+        // After the gateway: its stores may still be writing the last replies.
+        await claims?.close();
+        await redis?.close();
+      },
+    };
+  } catch (err) {
+    // Nothing may keep the process alive after a failed composition.
+    await claims?.close();
+    await redis?.close();
+    throw err;
+  }
+}
