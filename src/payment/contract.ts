@@ -1,50 +1,14 @@
-// The legacy payment contract (DESIGN: POST /api/payment) in one place: every legacy code 0 to 12 and
-// what it means, the reply shape, the rules of the checks made without v1 (codes 1, 0, 3), the
-// Idempotency-Key format, and the replies the route gives outside the flow. Pure: no I/O, no knowledge
-// of v1. It never holds a message text: those are the product's guesses and live in
-// mappings/payment.yaml, filled here from the mapping.
+// The legacy payment contract of POST /api/payment in one place: the reply shape, the rules of the checks
+// made without v1 (codes 1, 0, 3), the Idempotency-Key format, and the replies the route gives outside
+// the flow. The codes are codes.ts's; what each means is said in the legacy surface's description
+// (src/mapping/legacy-surface.ts). Pure: no I/O, no knowledge of v1. It never holds a message text: those
+// are the product's guesses and live in mappings/payment.yaml, filled here from the mapping.
+import { PAYMENT_CODES } from './codes.js';
 import { fill } from './messages.js';
 import type { PaymentMapping } from './payment-mapping.js';
 
-/** The legacy codes, in the legacy reference's numbering. The README's payment table lists each. */
-export const PAYMENT_CODES = {
-  /** A malformed body or value, a refused field or header, or a v1 400 naming the field. */
-  invalidFields: 0,
-  /** A required field is missing. */
-  missingFields: 1,
-  /** Creating the new client answers 409 for another reason than the username (e.g. the email). */
-  clientExists: 2,
-  /** `password` given and `password2` differs. */
-  passwordsDiffer: 3,
-  /** Creating the new client answers 409 naming the username. */
-  usernameTaken: 4,
-  /** Creating the new client fails otherwise: a refusal no rule names (HTTP 200), or a fault with its HTTP
-   * status (the message says whether the client may exist); no payment was attempted. */
-  clientNotCreated: 5,
-  /** `client_id` is unknown to v1. */
-  clientNotFound: 6,
-  /** `discount` is unknown, inactive, or only valid for another service. */
-  discountInvalid: 7,
-  /** The payment was refused otherwise or its outcome is unknown; or a fault stopped a check before any
-   * POST (the message says no payment was made); or the claims store could not take the claim (503, no
-   * payment made) or holds a first call that stopped with no reply (502, outcome unknown). */
-  paymentFailed: 8,
-  /** A package payment (a service whose group holds more than one session) was refused. */
-  packageRefused: 9,
-  /** `service_id` is unknown to v1. */
-  serviceNotFound: 10,
-  /** A card `token` was given and the charge was refused. */
-  cardDeclined: 11,
-  /** The payment was created; the only success. */
-  paymentAdded: 12,
-} as const;
-
-export type PaymentCode = (typeof PAYMENT_CODES)[keyof typeof PAYMENT_CODES];
-
-/** Every legacy code, ascending. */
-export const ALL_PAYMENT_CODES: readonly PaymentCode[] = Object.values(PAYMENT_CODES).sort((a, b) => a - b);
-
-export const isPaymentCode = (n: number): n is PaymentCode => (ALL_PAYMENT_CODES as readonly number[]).includes(n);
+// The codes (names and numbers) are codes.ts's, re-exported here for the flow, the route and the stores.
+export { ALL_PAYMENT_CODES, PAYMENT_CODES, isPaymentCode, type PaymentCode, type PaymentCodeName } from './codes.js';
 
 /** The legacy reply: `{"status","code","response"}`, with the HTTP status and headers to send it with. */
 export interface LegacyPaymentReply {

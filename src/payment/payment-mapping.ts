@@ -2,7 +2,7 @@
 // names, request bodies) and about the legacy replies (which v1 refusal is which code, message texts).
 // Pure data description (zod); every guess about the real service lives in that file, not in code.
 import { z } from 'zod';
-import { ALL_PAYMENT_CODES } from './contract.js';
+import { ALL_PAYMENT_CODES } from './codes.js';
 
 const name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
 const resource = z.string().regex(/^[a-z][a-z0-9-]*$/);

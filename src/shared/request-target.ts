@@ -33,7 +33,12 @@ export function parseLegacyPath(path: string): LegacyPath | undefined {
   return { method: match[1]!, segments };
 }
 
+/** The path of the one legacy write, `POST /api/payment`. */
+export const PAYMENT_PATH = '/api/payment';
+/** Its spellings the gateway takes: as documented, and with a trailing slash. */
+export const PAYMENT_PATHS: readonly string[] = [PAYMENT_PATH, `${PAYMENT_PATH}/`];
+
 /** The one legacy write: `POST /api/payment` (a trailing slash allowed). */
 export function isPaymentTarget(httpMethod: string | undefined, path: string): boolean {
-  return httpMethod === 'POST' && (path === '/api/payment' || path === '/api/payment/');
+  return httpMethod === 'POST' && PAYMENT_PATHS.includes(path);
 }

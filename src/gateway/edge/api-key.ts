@@ -1,8 +1,10 @@
-// Which API key a call carries to v1 (DESIGN: Key): the incoming X-API-KEY header as is, else the
-// `api_key` query parameter, else UPSTREAM_API_KEY. The key is only ever passed on in a header.
+// Which API key a call carries to v1: the incoming X-API-KEY header as is, else the `api_key` query
+// parameter, else UPSTREAM_API_KEY (docs/configuration.md: API keys). The key is only ever passed on in a
+// header, so no URL sent to v1 holds it.
 import type { IncomingHttpHeaders } from 'node:http';
+import { API_KEY_NAMES } from '../../mapping/legacy-surface.js';
 
-export const API_KEY_PARAM = 'api_key';
+export const API_KEY_PARAM = API_KEY_NAMES.queryParam;
 
 export function apiKeyOf(
   headers: IncomingHttpHeaders,

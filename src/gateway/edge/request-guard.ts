@@ -5,20 +5,12 @@
 // limit; an API key (header or `api_key`) must be a plausible header value, since it is forwarded as one.
 // Pure: it reads the request line and headers, never the body, and only returns the problem found.
 import type { IncomingMessage } from 'node:http';
+import { REQUEST_LIMITS } from '../../mapping/legacy-surface.js';
 import { GatewayError, badRequest } from '../../shared/errors.js';
 import { API_KEY_PARAM, queryMayHoldApiKey } from './api-key.js';
 
-export const REQUEST_LIMITS = {
-  /** Longest request target; legacy URLs are short. */
-  maxUrlLength: 8192,
-  maxQueryParams: 100,
-  maxApiKeyLength: 256,
-  /** The gateway's own routes and the translated GETs take no body worth reading. */
-  gatewayBodyBytes: 64 * 1024,
-  /** Streamed, never held: the bound only stops a caller from pushing without end through the gateway
-   * (v1 itself refuses JSON bodies over 256 KB, with its own message). */
-  passthroughBodyBytes: 16 * 1024 * 1024,
-} as const;
+// The limits are the legacy surface's (src/mapping/legacy-surface.ts); re-exported for the routes that read them.
+export { REQUEST_LIMITS };
 
 /** Visible ASCII only: what a key looks like, and nothing that could split or fold a header. */
 const API_KEY = new RegExp(`^[\\x21-\\x7e]{1,${REQUEST_LIMITS.maxApiKeyLength}}$`);
