@@ -19,7 +19,8 @@ import { buildRouteTable, type RouteTable } from './edge/route-table.js';
 import type { RequestLifecycle } from './lifecycle.js';
 import { noMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
 import { readinessProbe } from './routes/health.js';
-import { legacyReadRoute } from './routes/legacy-read.js';
+import { cachedRead } from './routes/cached-read.js';
+import { legacyRead, serveRead } from './routes/legacy-read.js';
 import { createPassthrough } from './routes/passthrough.js';
 import { paymentRoute } from './routes/payment.js';
 import { refusedTheApiKey } from '../payment/contract.js';
@@ -36,7 +37,6 @@ import { countStep } from './steps/count.js';
 import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
 import { guardStep } from './steps/guard.js';
 import { logStep } from './steps/log.js';
-import { replyCacheStep } from './steps/reply-cache.js';
 import type { Step } from './steps/step.js';
 import { trackStep } from './steps/track.js';
 import { hardenTransport } from './upstream/hardened-transport.js';
@@ -91,17 +91,13 @@ export interface Gateway {
 }
 
 /** The steps every request goes through, in order (README: Architecture). */
-function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, generations: WriteGenerations): Step[] {
-  const { lifecycle, recorder, settings, now } = parts;
+function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
+  const { lifecycle, recorder } = parts;
   const steps: Step[] = [];
   if (parts.demo) steps.push(demoNoticeStep);
   if (lifecycle) steps.push(trackStep(lifecycle));
   steps.push(countStep(metrics), logStep(parts.logger), guardStep);
   if (recorder) steps.push(recorder);
-  if (settings.cacheTtlMs > 0) {
-    const cache = createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(now ? { now } : {}) });
-    steps.push(replyCacheStep(cache, () => metrics.cacheEvent('hit'), generations));
-  }
   return steps;
 }
 
@@ -200,10 +196,15 @@ export function createGateway(parts: GatewayParts): Gateway {
   // Team listings: rosters read a few at a time, kept per API key while their v1 pages stay fresh.
   const rosters = createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) });
   const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters, generations };
+  // The serialised legacy replies of translated reads, kept while their v1 data stays fresh (CACHE_TTL_MS=0: none).
+  const replies =
+    settings.cacheTtlMs > 0
+      ? { cache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(parts.now ? { now: parts.now } : {}) }), generations, onHit: () => metrics.cacheEvent('hit') }
+      : undefined;
   const table = buildRouteTable(parts.mappings, {
     healthz: health.healthz,
     readyz: health.readyz,
-    read: (mapping) => legacyReadRoute(mapping, readDeps),
+    read: (mapping) => (replies ? cachedRead(mapping, legacyRead(mapping, readDeps), replies) : serveRead(legacyRead(mapping, readDeps))),
     payment: paymentRoute({
       mapping: parts.payment,
       transport,
@@ -216,7 +217,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     }),
     passthrough,
   });
-  const router = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, generations), fallbackApiKey: settings.upstreamApiKey });
+  const router = createGatewayRouter({ table, steps: orderedSteps(parts, metrics), fallbackApiKey: settings.upstreamApiKey });
   return {
     router,
     table,

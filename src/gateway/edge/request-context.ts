@@ -32,9 +32,6 @@ export interface RequestContext {
   /** The 5xx reply is a refusal by design, not a fault (the payment claims store could not take or follow
    * a claim, or a first call's outcome is unknown): its log line is a warning, without an error object. */
   refusedByDesign?: boolean;
-  /** Set by the reply-cache step on a translated read it may keep: the route hands it the reply bytes
-   * and until when the v1 data they were built from stays fresh. */
-  keepReply?: (bytes: Buffer, freshUntil: number) => void;
   /** The request's secrets: every text v1 sent back passes through `secrets.scrubber` before it leaves
    * the gateway (reply, stored reply, recording, log line). */
   secrets: RequestSecrets;

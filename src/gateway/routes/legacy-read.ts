@@ -1,5 +1,7 @@
 // Serves one mapped legacy read method: runs its mapping through the engine with the call the edge parsed
-// (segments, query, API key), and writes the legacy reply the engine gives as text. Built once per mapping,
+// (segments, query, API key) and returns the legacy reply the engine gives as text, with what it knows of
+// its freshness (until when every v1 reply it was built from stays fresh; whether one was stale); the
+// writer (`serveRead`) sends it, and the reply cache (cached-read.ts) may keep it. Built once per mapping,
 // when the route table is, with the mapping compiled; the v1 calls go through the shared transport (cache,
 // single-flight, retry), each noted for the log; a team listing may be cut from a roster kept for its key.
 // Each call reads under the key's write generation of the mapping's v1 resource as it was when the call
@@ -28,54 +30,72 @@ export interface LegacyReadDeps {
   generations: Pick<WriteGenerations, 'current'>;
 }
 
-export function legacyReadRoute(mapping: Mapping, deps: LegacyReadDeps) {
+/** A translated read's reply, and what is known of its freshness. */
+export interface LegacyReadReply {
+  text: string;
+  /** Until when every v1 reply it was built from stays fresh; undefined when it may not be kept (a stale
+   * v1 reply was served, or the method made no v1 call: an operator file has nothing to be fresh against). */
+  freshUntil: number | undefined;
+  /** Stale-if-error: an upstream fault was answered from a reply cached within the last hour. */
+  stale: boolean;
+}
+
+/** One translated read: the call's context in, its reply out; rejects with the error to answer. */
+export type LegacyRead = (ctx: RequestContext) => Promise<LegacyReadReply>;
+
+export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
   // The mapping's own cache lifetime (team listings keep theirs longer); else the transport's default.
   const cacheTtlMs = 'cacheTtlMs' in mapping ? mapping.cacheTtlMs : undefined;
   const compiled = compileMapping(mapping);
   const rosterPort = mapping.kind === 'sorted-list' ? deps.rosters?.forListing(mapping) : undefined;
   const resource = resourceRead(mapping);
 
-  return async function serveLegacyRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+  return async function readLegacy(ctx: RequestContext): Promise<LegacyReadReply> {
     const { request } = ctx;
     const call: LegacyCall = { segments: request.legacy?.segments ?? [], query: request.query };
     const apiKey = request.apiKey;
     const generation = resource === undefined ? undefined : { resource, token: deps.generations.current(apiKey, resource) };
     let stale = false;
-    // The reply may be kept as long as every v1 reply it is built from stays fresh in the cache.
     let freshUntil = Number.POSITIVE_INFINITY;
-    try {
-      const legacyReply = await runMappingText(compiled, call, {
-        accountTimezone: deps.accountTimezone,
-        staticRecords: deps.staticRecords,
-        v1Get: async (v1Call) => {
-          const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation }));
-          stale ||= reply.servedFrom === 'stale';
-          freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
-          return handOff(takeBody(reply));
-        },
-        rosters: rosterPort?.(
-          apiKey,
-          {
-            freshUntil: () => (stale || !Number.isFinite(freshUntil) ? undefined : freshUntil),
-            onHit: (until) => {
-              ctx.cacheHits++;
-              freshUntil = Math.min(freshUntil, until);
-            },
+    const legacyReply = await runMappingText(compiled, call, {
+      accountTimezone: deps.accountTimezone,
+      staticRecords: deps.staticRecords,
+      v1Get: async (v1Call) => {
+        const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation }));
+        stale ||= reply.servedFrom === 'stale';
+        freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
+        return handOff(takeBody(reply));
+      },
+      rosters: rosterPort?.(
+        apiKey,
+        {
+          freshUntil: () => (stale || !Number.isFinite(freshUntil) ? undefined : freshUntil),
+          onHit: (until) => {
+            ctx.cacheHits++;
+            freshUntil = Math.min(freshUntil, until);
           },
-          generation?.token,
-        ),
-      });
-      const text = legacyReply.take();
-      // Answered meanwhile (the shutdown deadline): nothing more to write.
-      if (res.headersSent) return;
-      // Stale-if-error: an upstream fault was answered from a reply cached within the last hour.
-      if (stale) res.setHeader('warning', '110 - "Response is Stale"');
-      // A method served without any v1 call (an operator file) has nothing to be fresh against: not kept.
-      const keep = !stale && Number.isFinite(freshUntil) ? ctx.keepReply : undefined;
-      if (keep === undefined) return writeJsonReply(res, 200, text);
-      const bytes = Buffer.from(text);
-      keep(bytes, freshUntil);
-      writeJsonReply(res, 200, bytes);
+        },
+        generation?.token,
+      ),
+    });
+    return { text: legacyReply.take(), freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale };
+  };
+}
+
+/** Writes a translated read's reply (text or the bytes a cache keeps), unless it was answered meanwhile
+ * (the shutdown deadline): nothing more is written then. */
+export function writeLegacyRead(res: ServerResponse, reply: Pick<LegacyReadReply, 'stale'>, body: string | Buffer): void {
+  if (res.headersSent) return;
+  if (reply.stale) res.setHeader('warning', '110 - "Response is Stale"');
+  writeJsonReply(res, 200, body);
+}
+
+/** The route of a read served without a reply cache: read, then write (or answer the error). */
+export function serveRead(read: LegacyRead) {
+  return async function serveLegacyRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+    try {
+      const reply = await read(ctx);
+      writeLegacyRead(res, reply, reply.text);
     } catch (err) {
       if (!res.writableEnded) sendLegacyError(req, res, err);
     }
