@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { V1Record } from '../mapping/legacy-record.js';
+import { legacySurface } from '../mapping/legacy-surface.js';
 import type { MappingSet } from '../mapping/mapping-set.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
 import { ConfigError, missingSecretWithRedis } from './config.js';
@@ -201,7 +202,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     settings.cacheTtlMs > 0
       ? { cache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(parts.now ? { now: parts.now } : {}) }), generations, onHit: () => metrics.cacheEvent('hit') }
       : undefined;
-  const table = buildRouteTable(parts.mappings, {
+  const table = buildRouteTable(legacySurface({ reads: parts.mappings, payment: parts.payment }), {
     healthz: health.healthz,
     readyz: health.readyz,
     read: (mapping) => (replies ? cachedRead(mapping, legacyRead(mapping, readDeps), replies) : serveRead(legacyRead(mapping, readDeps))),

@@ -14,6 +14,7 @@ import { REQUEST_LIMITS } from '../../src/gateway/edge/request-guard.js';
 import { buildRouteTable, type RouteTable } from '../../src/gateway/edge/route-table.js';
 import { frontRouteOf, frontRoutes, gatewayWaitMs, type FrontRouteKind, type FrontRoutes } from '../../src/gateway/front-proxy/front-routes.js';
 import { loadMappingDirectory } from '../../src/gateway/loaders/mapping-files.js';
+import { legacySurface } from '../../src/mapping/legacy-surface.js';
 import { routesConfig } from '../../src/commands/routes.js';
 
 let routes: FrontRoutes;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   paymentLimit = payment!.bodyLimitBytes;
   routes = frontRoutes({ reads, payment: payment!, upstreamTimeoutMs: 10_000 });
   const none = () => undefined;
-  table = buildRouteTable(reads, { healthz: none, readyz: none, read: () => none, payment: none, passthrough: none });
+  table = buildRouteTable(legacySurface({ reads, payment }), { healthz: none, readyz: none, read: () => none, payment: none, passthrough: none });
 });
 
 /** What the gateway does with a call: its route, or `keyed` for a passthrough whose query may hold api_key. */

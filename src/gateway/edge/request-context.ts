@@ -3,10 +3,28 @@
 // calls, cache hits, the payment code), kept on the request for the one log line written at the end,
 // and the request's secrets with the one scrubber every text leaving the gateway for it passes through.
 // The edge attaches it before any step runs; steps and routes read it, never req.url again.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SurfaceRoute } from '../../mapping/legacy-surface.js';
+import type { Mapping } from '../../mapping/schema.js';
 import { isSecretField, SecretScrubber, secretsOfRequest, type HeaderPair } from '../../shared/redact.js';
 import type { LegacyRequest } from './legacy-request.js';
-import type { Route } from './route-table.js';
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void | Promise<void>;
+
+/** A route of the legacy surface (src/mapping/legacy-surface.ts) bound to its handler by the route table
+ * (route-table.ts). Declared here, beside the context that holds it and that its handler takes. */
+export interface Route {
+  /** own: /healthz, /readyz; read: a mapped legacy method; payment; passthrough: everything else. */
+  kind: SurfaceRoute['kind'];
+  /** The name in metrics and logs (never a path). */
+  label: string;
+  /** The largest declared body accepted before the route reads any of it. */
+  bodyLimit: number;
+  /** The read mapping a `read` route serves. */
+  mapping?: Mapping;
+  handle: RouteHandler;
+}
+
 
 export interface UpstreamCallNote {
   path: string;

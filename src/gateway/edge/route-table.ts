@@ -1,28 +1,14 @@
-// The route table, built once from the mapping set: the gateway's own routes (/healthz, /readyz), one
-// entry per read mapping, the payment, and the passthrough as the fallback. A request is looked up once,
-// from the edge's one parse of it; the route it gets names it in metrics and logs, bounds its body, and
-// serves it. Adding a read mapping adds its route here and nowhere else.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { MappingSet } from '../../mapping/mapping-set.js';
+// The route table: the legacy surface's routes (src/mapping/legacy-surface.ts, built once from the mappings)
+// bound to their handlers: the gateway's own routes (/healthz, /readyz), one entry per read mapping, the
+// payment, and the passthrough as the fallback. A request is looked up once, from the edge's one parse of
+// it; the route it gets names it in metrics and logs, bounds its body, and serves it. The table decides no
+// path, method or limit of its own: adding a read mapping adds its route to the surface, and so here.
+import type { LegacySurface } from '../../mapping/legacy-surface.js';
 import type { Mapping } from '../../mapping/schema.js';
-import { isPaymentTarget } from '../../shared/request-target.js';
 import type { LegacyRequest } from './legacy-request.js';
-import type { RequestContext } from './request-context.js';
-import { REQUEST_LIMITS } from './request-guard.js';
+import type { Route, RouteHandler } from './request-context.js';
 
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void | Promise<void>;
-
-export interface Route {
-  /** own: /healthz, /readyz; read: a mapped legacy method; payment; passthrough: everything else. */
-  kind: 'own' | 'read' | 'payment' | 'passthrough';
-  /** The name in metrics and logs (never a path). */
-  label: string;
-  /** The largest declared body accepted before the route reads any of it. */
-  bodyLimit: number;
-  /** The read mapping a `read` route serves. */
-  mapping?: Mapping;
-  handle: RouteHandler;
-}
+export type { Route, RouteHandler } from './request-context.js';
 
 export interface RouteHandlers {
   healthz: RouteHandler;
@@ -35,34 +21,48 @@ export interface RouteHandlers {
 
 export interface RouteTable {
   lookup(request: LegacyRequest): Route;
-  /** Every route, the fallback last (metrics labels, the front proxy's routes, the description). */
+  /** Every route, the fallback last (metrics labels, the description). */
   routes(): readonly Route[];
 }
 
-const READS = new Set(['GET', 'HEAD']);
+/** A bound route and the request methods it answers. */
+interface Entry {
+  route: Route;
+  httpMethods: ReadonlySet<string>;
+}
 
-export function buildRouteTable(mappings: MappingSet, handlers: RouteHandlers): RouteTable {
-  const own = new Map<string, Route>([
-    ['/healthz', { kind: 'own', label: 'healthz', bodyLimit: REQUEST_LIMITS.gatewayBodyBytes, handle: handlers.healthz }],
-    ['/readyz', { kind: 'own', label: 'readyz', bodyLimit: REQUEST_LIMITS.gatewayBodyBytes, handle: handlers.readyz }],
-  ]);
-  const reads = new Map<string, Route>();
-  for (const mapping of mappings.values()) {
-    reads.set(mapping.method, { kind: 'read', label: mapping.method, bodyLimit: REQUEST_LIMITS.gatewayBodyBytes, mapping, handle: handlers.read(mapping) });
-  }
-  // The payment route enforces its own body limit while reading, and answers it in the payment shape.
-  const payment: Route = { kind: 'payment', label: 'payment', bodyLimit: Number.POSITIVE_INFINITY, handle: handlers.payment };
-  const passthrough: Route = { kind: 'passthrough', label: 'passthrough', bodyLimit: REQUEST_LIMITS.passthroughBodyBytes, handle: handlers.passthrough };
+const entry = (httpMethods: readonly string[], route: Route): Entry => ({ route, httpMethods: new Set(httpMethods) });
+
+export function buildRouteTable(surface: LegacySurface, handlers: RouteHandlers): RouteTable {
+  const own = new Map<string, Entry>(
+    surface.own.map((r) => [r.path, entry(r.httpMethods, { kind: r.kind, label: r.label, bodyLimit: r.bodyLimitBytes, handle: handlers[r.label] })]),
+  );
+  const reads = new Map<string, Entry>(
+    surface.reads.map((r) => [
+      r.label,
+      entry(r.httpMethods, { kind: r.kind, label: r.label, bodyLimit: r.bodyLimitBytes, mapping: r.mapping, handle: handlers.read(r.mapping) }),
+    ]),
+  );
+  const paying = surface.payment;
+  // The payment route enforces its own body limit while reading, and answers it in the payment shape: the
+  // request guard, which answers in the legacy failure shape, lets any declared size through to it.
+  const payment = paying && {
+    ...entry(paying.httpMethods, { kind: paying.kind, label: paying.label, bodyLimit: Number.POSITIVE_INFINITY, handle: handlers.payment }),
+    paths: new Set(paying.paths),
+  };
+  const { passthrough: through } = surface;
+  const passthrough: Route = { kind: through.kind, label: through.label, bodyLimit: through.bodyLimitBytes, handle: handlers.passthrough };
 
   return {
     lookup(request) {
       const { httpMethod, path } = request;
-      if (READS.has(httpMethod)) {
-        const route = (request.legacy && reads.get(request.legacy.method)) || own.get(path);
-        if (route) return route;
-      }
-      return isPaymentTarget(httpMethod, path) ? payment : passthrough;
+      const read = request.legacy && reads.get(request.legacy.method);
+      if (read && read.httpMethods.has(httpMethod)) return read.route;
+      const mine = own.get(path);
+      if (mine && mine.httpMethods.has(httpMethod)) return mine.route;
+      if (payment && payment.httpMethods.has(httpMethod) && payment.paths.has(path)) return payment.route;
+      return passthrough;
     },
-    routes: () => [...own.values(), ...reads.values(), payment, passthrough],
+    routes: () => [...[...own.values(), ...reads.values()].map((e) => e.route), ...(payment ? [payment.route] : []), passthrough],
   };
 }

@@ -1,19 +1,18 @@
-// The routes a native front proxy (nginx, HAProxy) must send to the gateway, derived from the gateway's own
-// route table (edge/route-table.ts) and path rules (shared/request-target.ts), never written by hand: the
-// mapped legacy methods (GET and HEAD), POST /api/payment, /healthz and /readyz, and any other call whose
+// The routes a native front proxy (nginx, HAProxy) must send to the gateway, spelled from the legacy surface's
+// description (src/mapping/legacy-surface.ts, the one the gateway's route table binds), never written by hand:
+// the mapped legacy methods (GET and HEAD), POST /api/payment, /healthz and /readyz, and any other call whose
 // query may carry `api_key` (the gateway moves the key into X-API-KEY). Everything else goes straight to v1.
 // Each route also carries the gateway's body limit for it, how long the front waits, and the legacy-shaped
 // replies the front gives itself (413, and an unreachable or silent upstream). Pure: the renderers
 // (nginx.ts, haproxy.ts) only spell these routes in their own syntax; they decide nothing.
+import { legacySurface, type ReadRoute } from '../../mapping/legacy-surface.js';
 import type { MappingSet } from '../../mapping/mapping-set.js';
 import { fill } from '../../payment/messages.js';
 import { PAYMENT_CODES, bodyTooLargeReply, reply } from '../../payment/contract.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import { legacyFailure } from '../../shared/errors.js';
 import { parseLegacyPath } from '../../shared/request-target.js';
-import { API_KEY_PARAM } from '../edge/api-key.js';
 import { tooLarge } from '../edge/request-guard.js';
-import { buildRouteTable, type Route, type RouteHandler } from '../edge/route-table.js';
 import { DEFAULT_RETRY_POLICY } from '../upstream/retry.js';
 
 /** own: /healthz, /readyz; read: a mapped legacy method; payment; keyed: a passthrough call whose query may
@@ -66,11 +65,8 @@ export interface FrontRouteSources {
   upstreamTimeoutMs: number;
 }
 
-/** The payment call's paths: what `isPaymentTarget` accepts (a trailing slash allowed). */
-const PAYMENT_PATHS = ['/api/payment', '/api/payment/'] as const;
-const READ_METHODS = ['GET', 'HEAD'] as const;
-/** `queryMayHoldApiKey`: any percent-escape may spell the name (`%61pi_key`, `api%5Fkey`). */
-const KEY_IN_QUERY = [API_KEY_PARAM, '%'] as const;
+/** `queryMayHoldApiKey`: any percent-escape may spell the key's name (`%61pi_key`, `api%5Fkey`). */
+const keyInQuery = (param: string): readonly string[] => [param, '%'];
 
 /**
  * How long the front waits for the gateway. Never less than the gateway may take to answer a payment: its
@@ -83,13 +79,6 @@ export function gatewayWaitMs(upstreamTimeoutMs: number): number {
   const backoffs = 4 * DEFAULT_RETRY_POLICY.maxRetries * DEFAULT_RETRY_POLICY.maxDelayMs;
   const ms = (4 * attempts + 2) * upstreamTimeoutMs + backoffs + 1000;
   return Math.ceil(ms / 1000) * 1000;
-}
-
-const noHandler: RouteHandler = () => undefined;
-
-/** The gateway's routes, as its table holds them (the handlers are never called). */
-function gatewayRoutes(reads: MappingSet): readonly Route[] {
-  return buildRouteTable(reads, { healthz: noHandler, readyz: noHandler, read: () => noHandler, payment: noHandler, passthrough: noHandler }).routes();
 }
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -135,32 +124,34 @@ function v1Replies(limit: number, timeoutMs: number): FrontRoute['replies'] {
 }
 
 /** Method names the gateway can route: `/api/{method}` must read back as that method. */
-function routableMethods(reads: readonly Route[]): string[] {
+function routableMethods(reads: readonly ReadRoute[]): string[] {
   return reads.map((r) => r.label).filter((m) => parseLegacyPath(`/api/${m}`)?.method === m).sort();
 }
 
 export function frontRoutes(sources: FrontRouteSources): FrontRoutes {
-  const { reads, payment, upstreamTimeoutMs } = sources;
-  const table = gatewayRoutes(reads);
-  const byKind = (kind: Route['kind']) => table.filter((r) => r.kind === kind);
-  const own = byKind('own');
-  const read = byKind('read');
-  const readMethods = routableMethods(read);
-  const passthroughLimit = byKind('passthrough')[0]!.bodyLimit;
+  const { payment, upstreamTimeoutMs } = sources;
+  const surface = legacySurface(sources);
+  const { own, reads, passthrough } = surface;
+  // Always there: the sources name a payment mapping.
+  const paying = surface.payment!;
+  const readMethods = routableMethods(reads);
   const waitMs = gatewayWaitMs(upstreamTimeoutMs);
   const gateway = (kind: FrontRouteKind, match: FrontMatch, limit: number, streamed = false): FrontRoute => ({
     kind, to: 'gateway', match, bodyLimitBytes: limit, streamed, timeoutMs: waitMs, replies: gatewayReplies(limit, waitMs),
   });
-  const ownPaths = own.map((r) => `/${r.label}`);
+  const ownPaths = own.map((r) => r.path);
+  const passthroughLimit = passthrough.bodyLimitBytes;
   const routes: FrontRoute[] = [
-    gateway('own', { methods: READ_METHODS, path: alternatives(ownPaths), exactPaths: ownPaths }, own[0]!.bodyLimit),
-    ...(readMethods.length > 0 ? [gateway('read', { methods: READ_METHODS, path: `/api/(${readMethods.join('|')})(/[^?]*)?` }, read[0]!.bodyLimit)] : []),
+    gateway('own', { methods: own[0]!.httpMethods, path: alternatives(ownPaths), exactPaths: ownPaths }, own[0]!.bodyLimitBytes),
+    ...(readMethods.length > 0
+      ? [gateway('read', { methods: reads[0]!.httpMethods, path: `/api/(${readMethods.join('|')})(/[^?]*)?` }, reads[0]!.bodyLimitBytes)]
+      : []),
     {
-      ...gateway('payment', { methods: ['POST'], path: alternatives(PAYMENT_PATHS), exactPaths: PAYMENT_PATHS }, payment.bodyLimitBytes),
+      ...gateway('payment', { methods: paying.httpMethods, path: alternatives(paying.paths), exactPaths: paying.paths }, paying.bodyLimitBytes),
       replies: paymentReplies(payment, waitMs),
     },
-    gateway('keyed', { queryContains: KEY_IN_QUERY }, passthroughLimit, true),
-    { kind: 'v1', to: 'v1', match: {}, bodyLimitBytes: passthroughLimit, streamed: true, timeoutMs: upstreamTimeoutMs, replies: v1Replies(passthroughLimit, upstreamTimeoutMs) },
+    gateway('keyed', { queryContains: keyInQuery(passthrough.keyQueryParam) }, passthroughLimit, passthrough.streamed),
+    { kind: 'v1', to: 'v1', match: {}, bodyLimitBytes: passthroughLimit, streamed: passthrough.streamed, timeoutMs: upstreamTimeoutMs, replies: v1Replies(passthroughLimit, upstreamTimeoutMs) },
   ];
   return { routes, readMethods, upstreamTimeoutMs };
 }
