@@ -17,6 +17,8 @@ import type { RequestLifecycle } from './lifecycle.js';
 import { openClaimStore, type OpenedClaimStore } from './state/open-claim-store.js';
 import type { RedisConnection } from './state/redis-connection.js';
 import type { Step } from './steps/step.js';
+import { sunsetHeaders } from './steps/sunset.js';
+import type { GatewayTracing } from './tracing/types.js';
 
 /** The settings the composition reads: the same names, validated by the same schema, whoever gives them. */
 export type ComposedSettings = Pick<
@@ -31,7 +33,7 @@ export type ComposedSettings = Pick<
   | 'gatewaySecret'
   | 'idempotencyUrl'
   | 'paymentDuplicateWindowS'
-> & { upstreamUrl: string; idempotencyAcceptRisk: readonly AcceptedRisk[] };
+> & { upstreamUrl: string; idempotencyAcceptRisk: readonly AcceptedRisk[] } & Partial<Pick<z.infer<typeof settingsSchema>, 'legacySunset' | 'legacyDeprecatedAt' | 'legacyDocsUrl'>>;
 
 /** What was loaded at start: the mappings, and the operator's record files by setting name. */
 export interface LoadedFiles {
@@ -57,6 +59,8 @@ export interface ComposeOptions {
    * exits 2); `refuse-payments` composes anyway, and the store refuses every payment (a library, whose
    * host application must not fail to start over it). */
   unsafeStore: 'refuse-start' | 'refuse-payments';
+  /** Traces (OTEL_*): loaded and closed by the caller (start.ts), after the gateway. */
+  tracing?: GatewayTracing;
 }
 
 export interface ComposedGateway {
@@ -103,6 +107,9 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
     ...(redis ? { redis, keyPrefix: settings.redisKeyPrefix } : {}),
     ...(settings.gatewaySecret !== undefined ? { secret: settings.gatewaySecret } : {}),
     ...(claims ? { claims: claims.store } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
+    // LEGACY_SUNSET: the legacy replies' Sunset, Deprecation (default: now, the gateway's start) and Link.
+    ...(settings.legacySunset ? { sunset: sunsetHeaders({ ...settings, legacySunset: settings.legacySunset }) } : {}),
   };
 }
 

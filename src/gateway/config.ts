@@ -22,6 +22,8 @@ const upstreamUrl = z
     const u = new URL(v);
     return u.search === '' && u.hash === '' && u.username === '' && u.password === '';
   }, 'must not carry a query string, fragment or credentials')
+  // The gateway adds /api/v1 itself: a base URL that ends in it would have every call go to /api/v1/api/v1/...
+  .refine((v) => !/\/api\/v1\/*$/i.test(new URL(v).pathname), "must be the service's base URL, without /api/v1 (the gateway adds it)")
   // A trailing slash would double up with the /api/v1 prefix.
   .transform((v) => v.replace(/\/+$/, ''));
 
@@ -51,6 +53,25 @@ const acceptedRisks = z
   .string()
   .transform((v) => v.split(',').map((r) => r.trim()).filter((r) => r !== ''))
   .pipe(z.array(z.enum(ACCEPTABLE_RISKS, { error: `each must be one of ${ACCEPTABLE_RISKS.join(', ')}` })));
+
+/** LEGACY_SUNSET, LEGACY_DEPRECATED_AT: a day (`2026-12-31`, midnight UTC) or a moment with its offset
+ * (`2026-12-31T18:00:00Z`, `2026-12-31T18:00:00+01:00`). */
+const legacyDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2}))?$/, { message: 'must be a date (2026-12-31) or a date and time with its offset (2026-12-31T18:00:00Z)', abort: true })
+  .refine((v) => {
+    // Date.parse takes 2026-02-30 for 2 March: the day must read back as it was written.
+    const day = new Date(`${v.slice(0, 10)}T00:00:00Z`);
+    return !Number.isNaN(Date.parse(v)) && !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === v.slice(0, 10);
+  }, 'is not a valid date')
+  .transform((v) => new Date(v));
+
+/** LEGACY_DOCS_URL: where the v1 documentation is, named in the legacy replies' Link header. */
+const docsUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^https?:\/\//i.test(v), 'must be an http:// or https:// URL')
+  // Serialized, so that nothing in it can end the Link header's <...>.
+  .transform((v) => new URL(v).href);
 
 /** Prepended to every key the gateway writes, so several gateways (or other applications) can share a Redis. */
 const redisKeyPrefix = z.string().regex(/^[\x21-\x7e]{1,64}$/, 'must be 1 to 64 visible ASCII characters');
@@ -88,6 +109,12 @@ export const settingsSchema = z.object({
   /** Keyless duplicate window in seconds (0: off): long enough for the slowest payment and a caller's retry. */
   paymentDuplicateWindowS: z.coerce.number().int().min(0).max(24 * 3600).default(600),
   idempotencyAcceptRisk: optionalText.transform((v) => v ?? '').pipe(acceptedRisks),
+  /** When the legacy surface goes away: every legacy reply then carries Sunset, Deprecation and Link. */
+  legacySunset: optionalText.pipe(legacyDate.optional()),
+  /** Since when the legacy surface is deprecated (Deprecation); default: the gateway's start. */
+  legacyDeprecatedAt: optionalText.pipe(legacyDate.optional()),
+  /** The v1 documentation, linked from every legacy reply (rel="deprecation" and rel="sunset"). */
+  legacyDocsUrl: optionalText.pipe(docsUrl.optional()),
 });
 
 type SettingName = keyof z.input<typeof settingsSchema>;
@@ -116,6 +143,9 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   idempotencyUrl: 'IDEMPOTENCY_URL',
   paymentDuplicateWindowS: 'PAYMENT_DUPLICATE_WINDOW_S',
   idempotencyAcceptRisk: 'IDEMPOTENCY_ACCEPT_RISK',
+  legacySunset: 'LEGACY_SUNSET',
+  legacyDeprecatedAt: 'LEGACY_DEPRECATED_AT',
+  legacyDocsUrl: 'LEGACY_DOCS_URL',
 };
 
 
@@ -155,6 +185,27 @@ export interface GatewayConfig {
   paymentDuplicateWindowS: number;
   /** IDEMPOTENCY_ACCEPT_RISK: what an operator accepts of a Redis that cannot prove it keeps claims. */
   idempotencyAcceptRisk: readonly AcceptedRisk[];
+  /** LEGACY_SUNSET: the legacy replies' Sunset; unset: no Sunset, Deprecation or Link header. */
+  legacySunset: Date | undefined;
+  /** LEGACY_DEPRECATED_AT: the legacy replies' Deprecation; unset: the gateway's start. */
+  legacyDeprecatedAt: Date | undefined;
+  /** LEGACY_DOCS_URL: the legacy replies' Link (rel="deprecation", rel="sunset"). */
+  legacyDocsUrl: string | undefined;
+}
+
+/** The other LEGACY_* settings mean nothing without LEGACY_SUNSET; the deprecation comes before the sunset.
+ * The problem as one line, or undefined; `names` are how the caller calls the settings. */
+export function sunsetProblem(
+  s: { legacySunset?: Date | undefined; legacyDeprecatedAt?: Date | undefined; legacyDocsUrl?: string | undefined },
+  names = { sunset: 'LEGACY_SUNSET', deprecatedAt: 'LEGACY_DEPRECATED_AT', docsUrl: 'LEGACY_DOCS_URL' },
+): string | undefined {
+  if (s.legacySunset === undefined) {
+    if (s.legacyDeprecatedAt !== undefined) return `${names.deprecatedAt}: only with ${names.sunset}`;
+    if (s.legacyDocsUrl !== undefined) return `${names.docsUrl}: only with ${names.sunset}`;
+    return undefined;
+  }
+  if (s.legacyDeprecatedAt !== undefined && s.legacyDeprecatedAt > s.legacySunset) return `${names.deprecatedAt}: must not be after ${names.sunset}`;
+  return undefined;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -193,10 +244,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const noSecret =
     missingSecretWithRedis(present('REDIS_URL') ? 'set' : undefined, present('GATEWAY_SECRET') ? 'set' : undefined) ??
     missingSecretWithRedis(present('IDEMPOTENCY_URL') ? 'set' : undefined, present('GATEWAY_SECRET') ? 'set' : undefined, { url: 'IDEMPOTENCY_URL', secret: 'GATEWAY_SECRET' });
-  if (!parsed.success || noSecret !== undefined) {
+  const sunset = parsed.success ? sunsetProblem(parsed.data) : undefined;
+  if (!parsed.success || noSecret !== undefined || sunset !== undefined) {
     // One line per bad setting: its variable and the reason, never its value.
     const lines = (parsed.error?.issues ?? []).map((i) => `${ENVIRONMENT_NAMES[i.path[0] as SettingName] ?? i.path.join('.')}: ${i.message}`);
-    throw new ConfigError([...new Set([...lines, ...(noSecret === undefined ? [] : [noSecret])])].join('\n'));
+    throw new ConfigError([...new Set([...lines, ...[noSecret, sunset].filter((p) => p !== undefined)])].join('\n'));
   }
   const { nodeEnv, ...e } = parsed.data;
   return {
@@ -211,5 +263,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     redisUrl: e.redisUrl,
     gatewaySecret: e.gatewaySecret,
     idempotencyUrl: e.idempotencyUrl,
+    legacySunset: e.legacySunset,
+    legacyDeprecatedAt: e.legacyDeprecatedAt,
+    legacyDocsUrl: e.legacyDocsUrl,
   };
 }

@@ -39,6 +39,7 @@ import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
 import { guardStep } from './steps/guard.js';
 import { logStep } from './steps/log.js';
 import type { Step } from './steps/step.js';
+import { sunsetStep, type SunsetHeaders } from './steps/sunset.js';
 import { trackStep } from './steps/track.js';
 import { hardenTransport } from './upstream/hardened-transport.js';
 import { DEFAULT_CACHE_LIMITS } from './upstream/response-cache.js';
@@ -82,6 +83,8 @@ export interface GatewayParts {
   claims?: ClaimStore;
   /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off; default 600). */
   paymentDuplicateWindowS?: number;
+  /** LEGACY_SUNSET's headers (steps/sunset.ts), put on every legacy reply; unset: none. */
+  sunset?: SunsetHeaders;
 }
 
 export interface Gateway {
@@ -96,6 +99,7 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
   const { lifecycle, recorder } = parts;
   const steps: Step[] = [];
   if (parts.demo) steps.push(demoNoticeStep);
+  if (parts.sunset) steps.push(sunsetStep(parts.sunset));
   if (lifecycle) steps.push(trackStep(lifecycle));
   steps.push(countStep(metrics), logStep(parts.logger), guardStep);
   if (recorder) steps.push(recorder);

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { ConfigError, SHIPPED_MAPPINGS_DIR, missingSecretWithRedis, settingsSchema } from './config.js';
+import { ConfigError, SHIPPED_MAPPINGS_DIR, missingSecretWithRedis, settingsSchema, sunsetProblem } from './config.js';
 import type { Router } from 'express';
 import { composeGateway, type ComposedGateway } from './compose.js';
 import { loadMappingDirectorySync } from './loaders/mapping-files.js';
@@ -35,6 +35,9 @@ const optionsSchema = settingsSchema
     idempotencyUrl: true,
     paymentDuplicateWindowS: true,
     idempotencyAcceptRisk: true,
+    legacySunset: true,
+    legacyDeprecatedAt: true,
+    legacyDocsUrl: true,
   })
   .extend({ upstreamUrl: settingsSchema.shape.upstreamUrl.pipe(z.string({ error: 'is required' })) });
 
@@ -63,6 +66,8 @@ export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRoute
     missingSecretWithRedis(o.redisUrl, o.gatewaySecret, { url: 'redisUrl', secret: 'gatewaySecret' }) ??
     missingSecretWithRedis(o.idempotencyUrl, o.gatewaySecret, { url: 'idempotencyUrl', secret: 'gatewaySecret' });
   if (noSecret !== undefined) throw new ConfigError(`legacyGateway: ${noSecret}`);
+  const sunset = sunsetProblem(o, { sunset: 'legacySunset', deprecatedAt: 'legacyDeprecatedAt', docsUrl: 'legacyDocsUrl' });
+  if (sunset !== undefined) throw new ConfigError(`legacyGateway: ${sunset}`);
   const { reads, payment } = loadMappingDirectorySync(o.mappingsDir ?? SHIPPED_MAPPINGS_DIR);
   if (!payment) throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
   const operatorFiles = loadOperatorRecords(reads, { TESTIMONIALS_FILE: o.testimonialsFile });
