@@ -1,7 +1,9 @@
-// `legacy-gateway openapi`'s document: the legacy surface described in OpenAPI 3.1, generated from the mapping
-// set and the payment mapping (never written by hand): every legacy path, its parameters and limits, the
-// envelopes, every record's fields, the payment form and codes, and the gateway's own /healthz and /readyz.
-// Pure: the same mappings always give the same document; reading files and printing are the command's job.
+// `legacy-gateway openapi`'s document: the legacy surface described in OpenAPI 3.1, spelled from the surface's
+// description (legacy-surface.ts: the routes, their paths and paging, the limits, the payment codes), itself
+// built from the mapping set and the payment mapping, with what only the mappings say (the envelopes, every
+// record's fields, the payment form): never written by hand. Pure: the same mappings always give the same
+// document; reading files and printing are the command's job.
+import { legacySurface, type LegacySurface } from '../legacy-surface.js';
 import type { MappingSet } from '../mapping-set.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import { healthPathItems } from './health-paths.js';
@@ -26,27 +28,31 @@ const OVERVIEW = [
   'API key: the X-API-KEY header is forwarded to v1 as is; else the `api_key` query parameter (moved into the header); else the gateway\'s UPSTREAM_API_KEY. Paths that are not mapped here are passed through to the upstream unchanged.',
 ].join('\n\n');
 
-function components(registry: SchemaRegistry): OpenApiDocument['components'] {
+function components(registry: SchemaRegistry, surface: LegacySurface): OpenApiDocument['components'] {
+  const { header, queryParam } = surface.apiKey;
   return {
     schemas: Object.fromEntries([...registry].sort(([a], [b]) => a.localeCompare(b))),
     responses: SHARED_FAILURES,
     headers: REPLY_HEADERS,
     securitySchemes: {
-      apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'Forwarded to v1 as is.' },
-      apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'Removed from the query and sent to v1 as X-API-KEY.' },
+      apiKeyHeader: { type: 'apiKey', in: 'header', name: header, description: 'Forwarded to v1 as is.' },
+      apiKeyQuery: { type: 'apiKey', in: 'query', name: queryParam, description: `Removed from the query and sent to v1 as ${header}.` },
     },
   };
 }
 
 export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
+  const surface = legacySurface(input);
   const registry: SchemaRegistry = new Map([[FAILURE_SCHEMA, failureSchema]]);
   const paths: Record<string, JsonObject> = {};
-  for (const mapping of [...input.reads.values()].sort((a, b) => a.method.localeCompare(b.method))) {
-    const { path, item } = readPath(mapping, registry);
+  for (const route of [...surface.reads].sort((a, b) => a.label.localeCompare(b.label))) {
+    const { path, item } = readPath(route, registry);
     paths[path] = item;
   }
-  if (input.payment) paths['/api/payment'] = paymentPathItem(input.payment, registry);
-  Object.assign(paths, healthPathItems());
+  const { payment } = surface;
+  if (input.payment && payment) paths[payment.path] = paymentPathItem(input.payment, { ...surface, payment }, registry);
+  const health = healthPathItems();
+  for (const own of surface.own) paths[own.path] = health[own.label];
   return {
     openapi: '3.1.0',
     info: {
@@ -62,7 +68,7 @@ export function buildOpenApiDocument(input: OpenApiInput): OpenApiDocument {
     // No key is also accepted: the gateway then lends its UPSTREAM_API_KEY.
     security: [{}, { apiKeyHeader: [] }, { apiKeyQuery: [] }],
     paths,
-    components: components(registry),
+    components: components(registry, surface),
   };
 }
 

@@ -1,5 +1,6 @@
-// /healthz and /readyz, the gateway's own routes, as OpenAPI (their replies are the gateway's, not legacy ones:
-// see src/gateway/routes/health.ts). Pure data.
+// /healthz and /readyz, the gateway's own routes (their paths are the legacy surface's own routes), as OpenAPI:
+// their replies are the gateway's, not legacy ones (see src/gateway/routes/health.ts). Pure data.
+import type { OwnRoute } from '../legacy-surface.js';
 import { jsonContent } from './replies.js';
 import type { JsonObject, SchemaObject } from './types.js';
 
@@ -45,12 +46,13 @@ const probe = (operationId: string, summary: string, responses: Record<string, J
   get: { operationId, tags: ['gateway'], summary, security: [], responses },
 });
 
-export function healthPathItems(): Record<string, JsonObject> {
+/** The path item of each of the gateway's own routes, by its label. */
+export function healthPathItems(): Record<OwnRoute['label'], JsonObject> {
   return {
-    '/healthz': probe('healthz', 'Answers 200 while the process runs.', {
+    healthz: probe('healthz', 'Answers 200 while the process runs.', {
       '200': { description: 'The process runs.', content: jsonContent(closed({ status: { type: 'string', const: 'ok' } })) },
     }),
-    '/readyz': probe('readyz', 'Answers 200 when the mappings are loaded and the upstream answers, whether Redis is up or down; 503 otherwise or while draining.', {
+    readyz: probe('readyz', 'Answers 200 when the mappings are loaded and the upstream answers, whether Redis is up or down; 503 otherwise or while draining.', {
       '200': { description: 'Ready to serve.', content: jsonContent(ready) },
       '503': { description: 'The upstream cannot be reached (probed at most every 2 s), or the gateway is shutting down.', content: jsonContent(notReady) },
     }),

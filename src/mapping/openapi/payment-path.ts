@@ -1,9 +1,9 @@
 // POST /api/payment as OpenAPI: the form fields (from payment.yaml's body field lists and the payment
 // contract's local rules), the three body encodings, the body limit, the Idempotency-Key header, and the
-// reply {"status","code","response"} with every HTTP status the route answers. Pure; it restates the payment
+// reply {"status","code","response"} with every HTTP status the route answers. Pure; it restates the legacy
+// surface (legacy-surface.ts: the path, the body limit, the codes and what each means), the payment
 // contract (src/payment/contract.ts) and the mapping, never a rule of its own.
 import {
-  ALL_PAYMENT_CODES,
   FORMATS,
   IDEMPOTENCY_KEY_FORMAT,
   NEW_CLIENT_DATE_FIELDS,
@@ -20,43 +20,26 @@ import {
 } from '../../payment/contract.js';
 import { fill } from '../../payment/messages.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
+import type { LegacySurface, PaymentCodeEntry, PaymentRoute } from '../legacy-surface.js';
 import { paymentFormFields, type PaymentFormField } from './payment-fields.js';
 import { FAILURE_SCHEMA, KEY_ORDER_NOTE, headerRef, jsonContent } from './replies.js';
 import { ACCEPTED_PATHS, orderedObject, schemaRef, type JsonObject, type SchemaObject, type SchemaRegistry } from './types.js';
 
-/** What each legacy code means (the legacy reference's numbering; the contract names them). */
-const CODE_MEANINGS: Record<keyof typeof PAYMENT_CODES, string> = {
-  invalidFields: 'a malformed body or value (the message names the fields), a file part, or a v1 400 naming the field',
-  missingFields: 'a required field is missing or empty (the message names them); no v1 call was made',
-  clientExists: 'creating the new client answered 409 for another reason than the username (e.g. the email)',
-  passwordsDiffer: '`password` was given and `password2` differs; no v1 call was made',
-  usernameTaken: 'creating the new client answered 409 naming the username',
-  clientNotCreated: 'creating the new client failed otherwise; no payment was attempted',
-  clientNotFound: '`client_id` is unknown to v1',
-  discountInvalid: '`discount` is unknown, inactive, or only valid for another service',
-  paymentFailed:
-    'the payment was refused otherwise, or its outcome is unknown (the message says to check the payments list before retrying), or a fault stopped the flow (then with the fault\'s HTTP status)',
-  packageRefused: 'a package payment (a service whose group holds more than one session) was refused',
-  serviceNotFound: '`service_id` is unknown to v1',
-  cardDeclined: 'a card `token` was given and the charge was refused',
-  paymentAdded: 'the payment was created; the message carries its id (the only success)',
-};
+/** The legacy surface of a gateway with its payment route. */
+export type PaymentSurface = LegacySurface & { payment: PaymentRoute };
 
 const optionalPattern = (pattern: RegExp): string => `^$|${pattern.source}`;
 
-function codeTable(): string {
-  const names = Object.keys(PAYMENT_CODES) as Array<keyof typeof PAYMENT_CODES>;
-  return [...names]
-    .sort((a, b) => PAYMENT_CODES[a] - PAYMENT_CODES[b])
-    .map((name) => `- ${PAYMENT_CODES[name]}: ${CODE_MEANINGS[name]}`)
-    .join('\n');
+/** The codes, ascending, each with what it means. */
+function codeTable(codes: readonly PaymentCodeEntry[]): string {
+  return codes.map(({ code, meaning }) => `- ${code}: ${meaning}`).join('\n');
 }
 
-function paymentReplySchema(): SchemaObject {
-  const [lowest, highest] = [Math.min(...ALL_PAYMENT_CODES), Math.max(...ALL_PAYMENT_CODES)];
+function paymentReplySchema(codes: readonly PaymentCodeEntry[]): SchemaObject {
+  const [lowest, highest] = [Math.min(...codes.map((c) => c.code)), Math.max(...codes.map((c) => c.code))];
   const schema = orderedObject(`The legacy payment reply: {"status","code","response"}. ${KEY_ORDER_NOTE}`, [
     ['status', { type: 'string', enum: ['success', 'failure'], description: '"success" for code 12 only.' }],
-    ['code', { type: 'integer', minimum: lowest, maximum: highest, description: `The legacy code, a JSON integer:\n\n${codeTable()}` }],
+    ['code', { type: 'integer', minimum: lowest, maximum: highest, description: `The legacy code, a JSON integer:\n\n${codeTable(codes)}` }],
     ['response', { type: 'string', description: 'The message; never a card token, a password or an API key.' }],
   ]);
   const success = PAYMENT_CODES.paymentAdded;
@@ -129,7 +112,8 @@ function jsonBodySchema(fields: readonly PaymentFormField[]): SchemaObject {
   };
 }
 
-function requestBody(mapping: PaymentMapping, registry: SchemaRegistry): JsonObject {
+function requestBody(mapping: PaymentMapping, route: PaymentRoute, registry: SchemaRegistry): JsonObject {
+  const limit = route.bodyLimitBytes;
   const fields = paymentFormFields(mapping);
   const form = schemaRef(registry, 'payment.form', formSchema(mapping, fields));
   const json = schemaRef(registry, 'payment.json', jsonBodySchema(fields));
@@ -137,7 +121,7 @@ function requestBody(mapping: PaymentMapping, registry: SchemaRegistry): JsonObj
     required: true,
     description:
       `application/x-www-form-urlencoded (what old integrations send), multipart/form-data (fields only: a file part answers code 0) or JSON. ` +
-      `At most ${mapping.bodyLimitBytes} bytes (${mapping.bodyLimitBytes / 1024} KB): a larger body answers 413 before anything reaches v1.`,
+      `At most ${limit} bytes (${limit / 1024} KB): a larger body answers 413 before anything reaches v1.`,
     content: {
       'application/x-www-form-urlencoded': { schema: form },
       'multipart/form-data': { schema: form },
@@ -146,8 +130,8 @@ function requestBody(mapping: PaymentMapping, registry: SchemaRegistry): JsonObj
   };
 }
 
-function paymentResponses(mapping: PaymentMapping, registry: SchemaRegistry): Record<string, JsonObject> {
-  const replyRef = schemaRef(registry, 'payment.reply', paymentReplySchema());
+function paymentResponses(mapping: PaymentMapping, surface: PaymentSurface, registry: SchemaRegistry): Record<string, JsonObject> {
+  const replyRef = schemaRef(registry, 'payment.reply', paymentReplySchema(surface.paymentCodes));
   // A fault while creating the new client is code 5 (no payment was tried); at any other step code 8.
   const faultCodes: SchemaObject = { allOf: [replyRef, { properties: { code: { enum: [PAYMENT_CODES.clientNotCreated, PAYMENT_CODES.paymentFailed] } } }] };
   const fault = (description: string, headers?: JsonObject): JsonObject => ({ description, ...(headers ? { headers } : {}), content: jsonContent(faultCodes) });
@@ -169,7 +153,7 @@ function paymentResponses(mapping: PaymentMapping, registry: SchemaRegistry): Re
     '401': fault('v1 refused the API key (code 5 while creating the new client, else 8).'),
     '403': fault('v1 does not let the API key do this (code 5 while creating the new client, else 8).'),
     '409': own('The Idempotency-Key was already used (with the same API key) for a payment with other fields (code 0).', idempotencyKeyReusedReply(mapping)),
-    '413': own(`The body is over ${mapping.bodyLimitBytes} bytes (code 0); nothing reached v1.`, bodyTooLargeReply(mapping)),
+    '413': own(`The body is over ${surface.payment.bodyLimitBytes} bytes (code 0); nothing reached v1.`, bodyTooLargeReply(mapping)),
     '415': own('The body is not urlencoded, multipart or JSON (code 0).', unsupportedBodyReply(mapping)),
     '429': fault('v1\'s rate limit (code 5 while creating the new client, else 8), with its Retry-After.', { 'Retry-After': headerRef('Retry-After') }),
     '500': fault('v1\'s 500 (code 5 while creating the new client: it may exist, look it up; else code 8: check the payments list before retrying), or a fault inside the gateway (code 8).'),
@@ -193,9 +177,9 @@ function paymentDescription(mapping: PaymentMapping): string {
   ].join('\n\n');
 }
 
-export function paymentPathItem(mapping: PaymentMapping, registry: SchemaRegistry): JsonObject {
+export function paymentPathItem(mapping: PaymentMapping, surface: PaymentSurface, registry: SchemaRegistry): JsonObject {
   return {
-    [ACCEPTED_PATHS]: ['/api/payment'],
+    [ACCEPTED_PATHS]: [surface.payment.path],
     post: {
       operationId: 'legacy_payment',
       tags: ['legacy payment'],
@@ -210,8 +194,8 @@ export function paymentPathItem(mapping: PaymentMapping, registry: SchemaRegistr
           schema: { type: 'string', pattern: IDEMPOTENCY_KEY_FORMAT.source },
         },
       ],
-      requestBody: requestBody(mapping, registry),
-      responses: paymentResponses(mapping, registry),
+      requestBody: requestBody(mapping, surface.payment, registry),
+      responses: paymentResponses(mapping, surface, registry),
     },
   };
 }

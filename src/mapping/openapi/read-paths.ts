@@ -1,7 +1,9 @@
-// The path of one legacy read method, generated from its mapping: the path and its parameters (paging
-// segments, an id segment or lookup query parameters, from what the mapping has), the success envelope and
-// the failures the gateway answers for it. Pure; it states the engine's rules (run.ts, paging.ts), never new ones.
+// The path of one legacy read method, generated from its route in the legacy surface (legacy-surface.ts: the
+// path, its accepted forms, the paging) and its mapping: the parameters (paging segments, an id segment or
+// lookup query parameters), the success envelope and the failures the gateway answers for it. Pure; it
+// states the engine's rules (run.ts, paging.ts), never new ones.
 import { sourceOf } from '../coverage.js';
+import { REQUEST_LIMITS, type ReadRoute } from '../legacy-surface.js';
 import type { DetailMapping, LookupKey, LookupMapping, Mapping, StaticMapping } from '../schema.js';
 import { recordSchema } from './records.js';
 import { failureResponse, gatewayFaultResponses, headerRef, jsonContent, successEnvelope, upstreamFaultResponses, type EnvelopeParts } from './replies.js';
@@ -9,6 +11,9 @@ import { ACCEPTED_PATHS, schemaRef, type JsonObject, type SchemaObject, type Sch
 
 /** A read method whose legacy path takes the optional `/{start}/{limit}` segments. */
 type PagedMapping = Extract<Mapping, { paging: unknown }>;
+
+/** A read route and its mapping, narrowed to one kind. */
+type RouteOf<M extends Mapping> = ReadRoute & { mapping: M };
 
 /** The largest whole number the gateway reads from a path or query (15 digits, exact in a double). */
 const WHOLE_MAX = 999_999_999_999_999;
@@ -18,20 +23,21 @@ export interface ReadPath {
   item: JsonObject;
 }
 
-export function readPath(mapping: Mapping, registry: SchemaRegistry): ReadPath {
-  if ('paging' in mapping) return pagedPath(mapping, registry);
+export function readPath(route: ReadRoute, registry: SchemaRegistry): ReadPath {
+  const { mapping } = route;
+  if ('paging' in mapping) return pagedPath({ ...route, mapping }, registry);
   switch (mapping.kind) {
     case 'detail':
-      return detailPath(mapping, registry);
+      return detailPath({ ...route, mapping }, registry);
     case 'lookup':
-      return lookupPath(mapping, registry);
+      return lookupPath({ ...route, mapping }, registry);
     case 'static':
-      return staticPath(mapping, registry);
+      return staticPath({ ...route, mapping }, registry);
   }
 }
 
 const GUARD_400 =
-  'the API key (X-API-KEY or api_key) is malformed, the path is too long, or the query string has more than 100 parameters';
+  `the API key (X-API-KEY or api_key) is malformed, the path is too long, or the query string has more than ${REQUEST_LIMITS.maxQueryParams} parameters`;
 
 /** The fallback zone of a method whose reply carries `timezone`; undefined when it carries none. */
 function timezoneOf(mapping: Mapping): string | undefined {
@@ -75,9 +81,9 @@ function pagedV1Text(mapping: PagedMapping): string {
   return `Reads every page of ${v1}${pages}, orders the whole listing by ${order}, then cuts start and limit; \`total\` counts the whole listing.`;
 }
 
-function pagedPath(mapping: PagedMapping, registry: SchemaRegistry): ReadPath {
-  const base = `/api/${mapping.method}`;
-  const { default: size, max } = mapping.paging;
+function pagedPath(route: RouteOf<PagedMapping>, registry: SchemaRegistry): ReadPath {
+  const { mapping, base } = route;
+  const { default: size, max } = route.paging ?? mapping.paging;
   const parameters: JsonObject[] = [
     {
       name: 'start',
@@ -107,14 +113,11 @@ function pagedPath(mapping: PagedMapping, registry: SchemaRegistry): ReadPath {
     }),
     '400': failureResponse(`Refused before any v1 call: \`start\` or \`limit\` is not a whole number, \`limit\` is below 1, or more than two segments follow the method; or ${GUARD_400}.`),
   };
-  return {
-    path: `${base}/{start}/{limit}`,
-    item: { [ACCEPTED_PATHS]: [base, `${base}/{start}`, `${base}/{start}/{limit}`], get: operation(mapping, description, parameters, responses) },
-  };
+  return { path: route.template, item: { [ACCEPTED_PATHS]: [...route.acceptedPaths], get: operation(mapping, description, parameters, responses) } };
 }
 
-function detailPath(mapping: DetailMapping, registry: SchemaRegistry): ReadPath {
-  const base = `/api/${mapping.method}`;
+function detailPath(route: RouteOf<DetailMapping>, registry: SchemaRegistry): ReadPath {
+  const { mapping } = route;
   const parameters: JsonObject[] = [
     { name: 'id', in: 'path', required: true, description: 'The record id, digits only.', schema: { type: 'integer', minimum: 0, maximum: WHOLE_MAX } },
   ];
@@ -129,7 +132,7 @@ function detailPath(mapping: DetailMapping, registry: SchemaRegistry): ReadPath 
     '400': failureResponse(`Refused before any v1 call: no id, more than one segment after the method, or an id that is not a whole number; or ${GUARD_400}.`),
     '404': failureResponse('v1 has no record with this id: v1\'s status and message.'),
   };
-  return { path: `${base}/{id}`, item: { [ACCEPTED_PATHS]: [`${base}/{id}`], get: operation(mapping, description, parameters, responses) } };
+  return { path: route.template, item: { [ACCEPTED_PATHS]: [...route.acceptedPaths], get: operation(mapping, description, parameters, responses) } };
 }
 
 const MATCH_TEXT: Record<NonNullable<LookupKey['match']>, string> = {
@@ -151,8 +154,8 @@ function lookupParameter(mapping: LookupMapping, key: LookupKey, rule: string): 
   return { name: key.param, in: 'query', required: false, description: `${rule} ${how}`, schema };
 }
 
-function lookupPath(mapping: LookupMapping, registry: SchemaRegistry): ReadPath {
-  const path = `/api/${mapping.method}`;
+function lookupPath(route: RouteOf<LookupMapping>, registry: SchemaRegistry): ReadPath {
+  const { mapping } = route;
   const exclusive = mapping.exclusive.map((k) => `\`${k.param}\``).join(', ');
   const combinable = mapping.combinable.map((k) => `\`${k.param}\``).join(', ');
   const exclusiveRule = `One of ${exclusive}: the first of them to appear in the query string is used, and every other parameter is ignored.`;
@@ -174,11 +177,11 @@ function lookupPath(mapping: LookupMapping, registry: SchemaRegistry): ReadPath 
     '400': failureResponse(`Refused before any v1 call: none of the parameters is given, a text value is empty, an id is not a whole number, or a path segment follows the method; or ${GUARD_400}.`),
     '404': failureResponse('No record matched.', mapping.notFound),
   };
-  return { path, item: { [ACCEPTED_PATHS]: [path], get: operation(mapping, description, parameters, responses) } };
+  return { path: route.template, item: { [ACCEPTED_PATHS]: [...route.acceptedPaths], get: operation(mapping, description, parameters, responses) } };
 }
 
-function staticPath(mapping: StaticMapping, registry: SchemaRegistry): ReadPath {
-  const path = `/api/${mapping.method}`;
+function staticPath(route: RouteOf<StaticMapping>, registry: SchemaRegistry): ReadPath {
+  const { mapping } = route;
   const description = [
     `No v1 call: the records come from the operator's JSON file named by the setting \`${mapping.source.setting}\` (an array of records), read at start. Unset: 501.`,
   ];
@@ -192,5 +195,5 @@ function staticPath(mapping: StaticMapping, registry: SchemaRegistry): ReadPath 
     '400': failureResponse(`A path segment follows the method; or ${GUARD_400}.`),
     '501': failureResponse(`\`${mapping.source.setting}\` is not set on this gateway.`, mapping.unavailable),
   };
-  return { path, item: { [ACCEPTED_PATHS]: [path], get: operation(mapping, description, [], responses) } };
+  return { path: route.template, item: { [ACCEPTED_PATHS]: [...route.acceptedPaths], get: operation(mapping, description, [], responses) } };
 }

@@ -1,5 +1,7 @@
 // The legacy reply envelopes and the failure replies of the read methods, as OpenAPI schemas and responses.
-// Pure; the shapes are the engine's (run.ts builds them) and the error registry's (shared/errors.ts).
+// Pure; the shapes are the engine's (run.ts builds them) and the error registry's (shared/errors.ts), the
+// limits the legacy surface's (legacy-surface.ts).
+import { REQUEST_LIMITS } from '../legacy-surface.js';
 import { orderedObject, type JsonObject, type SchemaObject } from './types.js';
 
 export const JSON_MEDIA = 'application/json';
@@ -94,7 +96,9 @@ export const SHARED_FAILURES = {
   'v1.502': failureResponse('v1 could not be reached, or answered something that is not the documented JSON.'),
   'v1.503': failureResponse('v1\'s 503 (its message), or the gateway is shutting down.'),
   'v1.504': failureResponse('v1 did not answer within UPSTREAM_TIMEOUT_MS.'),
-  'v1.other': failureResponse('Any other error v1 answers (405, 409, ...): v1\'s status and message are kept. A request body over 64 KB answers 413.'),
+  'v1.other': failureResponse(
+    `Any other error v1 answers (405, 409, ...): v1's status and message are kept. A request body over ${REQUEST_LIMITS.gatewayBodyBytes / 1024} KB answers 413.`,
+  ),
   'gateway.500': failureResponse('An unexpected fault in the gateway; the message carries the request id.'),
   'gateway.503': failureResponse('The gateway is shutting down.'),
 } satisfies Record<string, JsonObject>;
