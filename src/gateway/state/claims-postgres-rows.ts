@@ -1,0 +1,100 @@
+// The PostgreSQL side of the payment claims (claims-postgres.ts): the table, the statements that claim,
+// read, move on and sweep a claim, each one atomic, and the row form of a claim and of its stored reply.
+// Pure: no connection here. The table's name never comes from a setting, so the statements are constants.
+import type { ClaimRecord, StoredPaymentReply } from './claim-store.js';
+
+export const CLAIMS_TABLE = 'legacy_gateway_payment_claims';
+/** How many expired rows one sweep deletes at most. */
+export const SWEEP_BATCH = 5000;
+
+export const SCHEMA = `
+BEGIN;
+-- Replicas starting at once would race on the catalog (IF NOT EXISTS is not atomic): one at a time.
+SELECT pg_advisory_xact_lock(hashtext('${CLAIMS_TABLE}'));
+CREATE TABLE IF NOT EXISTS ${CLAIMS_TABLE} (
+  id text PRIMARY KEY,
+  caller text NOT NULL,
+  fingerprint text NOT NULL,
+  owner text NOT NULL,
+  phase text NOT NULL CHECK (phase IN ('claimed', 'sent', 'answered')),
+  lease_until bigint NOT NULL,
+  replays boolean NOT NULL,
+  reply jsonb,
+  expires_at bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${CLAIMS_TABLE}_expires_at ON ${CLAIMS_TABLE} (expires_at);
+COMMIT;`;
+
+const COLUMNS = 'caller, fingerprint, owner, phase, lease_until, replays, reply';
+
+/** Taken when no row is there, or the one there expired or is open (isOpen, in SQL). */
+export const CLAIM = `
+INSERT INTO ${CLAIMS_TABLE} AS c (id, caller, fingerprint, owner, phase, lease_until, replays, reply, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)
+ON CONFLICT (id) DO UPDATE SET
+  caller = EXCLUDED.caller, fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, phase = EXCLUDED.phase,
+  lease_until = EXCLUDED.lease_until, replays = EXCLUDED.replays, reply = EXCLUDED.reply, expires_at = EXCLUDED.expires_at
+WHERE c.expires_at <= $10::bigint
+   OR (c.phase = 'answered' AND NOT c.replays)
+   OR (c.phase = 'claimed' AND c.lease_until <= $10::bigint)
+RETURNING c.id`;
+
+export const READ = `SELECT ${COLUMNS} FROM ${CLAIMS_TABLE} WHERE id = $1 AND expires_at > $2::bigint`;
+
+export const UPDATE = `
+UPDATE ${CLAIMS_TABLE} SET
+  caller = $3, fingerprint = $4, phase = $5, lease_until = $6, replays = $7, reply = $8::jsonb,
+  expires_at = COALESCE($9::bigint, expires_at)
+WHERE id = $1 AND owner = $2 AND expires_at > $10::bigint`;
+
+// The outer condition is checked again on a row a claim renewed meanwhile (the subquery's is not): a row
+// taken over while the sweep ran is never deleted. SKIP LOCKED: the sweep never waits on a claim.
+export const SWEEP = `
+DELETE FROM ${CLAIMS_TABLE} WHERE expires_at <= $1::bigint AND id IN (
+  SELECT id FROM ${CLAIMS_TABLE} WHERE expires_at <= $1::bigint LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`;
+
+export interface Row {
+  caller: string;
+  fingerprint: string;
+  owner: string;
+  phase: ClaimRecord['phase'];
+  lease_until: string;
+  replays: boolean;
+  reply: StoredForm | null;
+}
+
+/** A reply as the table holds it. jsonb sorts an object's keys, so the headers are kept as pairs and the
+ * body is rebuilt in the contract's order: a replay is sent byte for byte as the first reply was. */
+interface StoredForm {
+  httpStatus: number;
+  headers: Array<[string, string]>;
+  body: StoredPaymentReply['body'];
+}
+
+const storedForm = (reply: StoredPaymentReply | undefined): string | null =>
+  reply === undefined ? null : JSON.stringify({ httpStatus: reply.httpStatus, headers: Object.entries(reply.headers), body: reply.body } satisfies StoredForm);
+
+export function recordOf(row: Row): ClaimRecord {
+  const record: ClaimRecord = {
+    phase: row.phase,
+    fingerprint: row.fingerprint,
+    caller: row.caller,
+    owner: row.owner,
+    leaseUntil: Number(row.lease_until),
+    replays: row.replays,
+  };
+  if (row.reply !== null) {
+    const { httpStatus, headers, body } = row.reply;
+    record.reply = { httpStatus, headers: Object.fromEntries(headers), body: { status: body.status, code: body.code, response: body.response } };
+  }
+  return record;
+}
+
+/** phase, lease_until, replays and reply: $5 to $8 in both CLAIM and UPDATE. */
+export const fields = (r: ClaimRecord) => [r.phase, wholeMs('leaseUntil', r.leaseUntil), r.replays, storedForm(r.reply)];
+
+/** A whole number of ms: a bigint column takes nothing else, and a caller's mistake is not an outage. */
+export function wholeMs(name: string, value: number): number {
+  if (!Number.isSafeInteger(value)) throw new TypeError(`${name} must be a whole number of milliseconds`);
+  return value;
+}
