@@ -1,0 +1,304 @@
+// Who still calls the old API: the legacy calls the gateway serves (translated reads and the payment; never
+// the passthrough or health), counted per API key, the one question that decides when the gateway can be
+// retired. A key is never kept, logged or shown: it is known only by its fingerprint, the HMAC of
+// `usage:<key>` under GATEWAY_SECRET (hex), which an operator holding the secret can compute for a key
+// they know (`legacy-gateway usage --fingerprint-of`, docs/usage.md), and no one can turn back into the key.
+// A call without a key of its own (none sent, or UPSTREAM_API_KEY lent to it) counts under the fingerprint
+// of the empty key.
+//
+// Per fingerprint: the calls, the calls per legacy method, when it was first and last seen, and its first
+// few user agents (control characters removed, cut short, the key itself replaced if a client put it
+// there). Memory is bounded: past `maxFingerprints` distinct fingerprints, new ones count under `other`.
+//
+// Without a shared store the counts are this process's. With one (Redis, usage-redis.ts) they are kept in
+// an in-process buffer and handed to the store in one batch every few seconds, never a store call per
+// request; a batch the store could not take is kept and sent again, under the same sequence number, so a
+// batch the store applied but whose answer was lost is not counted twice. Recording never waits, never
+// throws, and never depends on the store being up.
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+
+export interface UsageLimits {
+  /** Distinct fingerprints counted one by one (in process, and in the shared store); past it, `other`. */
+  maxFingerprints: number;
+  /** User agents kept per fingerprint: the first ones seen. */
+  maxAgentsPerKey: number;
+  /** The longest user agent kept, in characters. */
+  maxAgentLength: number;
+  /** How often the buffer is handed to the shared store. */
+  flushEveryMs: number;
+  /** How long the shared store keeps an integration after its last call. */
+  ttlMs: number;
+}
+
+export const DEFAULT_USAGE_LIMITS: UsageLimits = {
+  maxFingerprints: 10_000,
+  maxAgentsPerKey: 10,
+  maxAgentLength: 200,
+  flushEveryMs: 5_000,
+  ttlMs: 90 * 24 * 3_600_000,
+};
+
+/** The fingerprint the calls past `maxFingerprints` count under. */
+export const OTHER_FINGERPRINT = 'other';
+
+/** One legacy call, as the usage step sees it. */
+export interface LegacyCall {
+  /** The key the caller sent (undefined: none, or the gateway's own lent to it). */
+  apiKey: string | undefined;
+  /** The legacy method's label (`clients`, `payment`, ...). */
+  method: string;
+  /** The User-Agent header as it came. */
+  userAgent: string | undefined;
+}
+
+/** One integration in GET /usage. */
+export interface IntegrationUsage {
+  fingerprint: string;
+  calls: number;
+  methods: Record<string, number>;
+  firstSeen: string;
+  lastSeen: string;
+  userAgents: string[];
+}
+
+export interface UsageReport {
+  /** Most recently seen first. */
+  integrations: IntegrationUsage[];
+  /** true: every replica sharing the store (REDIS_URL), as of each one's last flush; false: this process. */
+  shared: boolean;
+}
+
+/** What one fingerprint's calls add up to over a while (all of them, or since the last flush). */
+export interface UsageTally {
+  fingerprint: string;
+  calls: number;
+  methods: Record<string, number>;
+  /** ms since the epoch */
+  first: number;
+  last: number;
+  agents: string[];
+}
+
+/** One flush's counts, under a sequence number the store applies at most once. */
+export interface UsageBatch {
+  /** The process's own id, random at start. */
+  source: string;
+  seq: number;
+  tallies: UsageTally[];
+}
+
+/** Where the replicas' counts are added up (Redis: usage-redis.ts). */
+export interface SharedUsageStore {
+  isUp(): boolean;
+  /** Adds a batch's counts, once: a batch whose sequence number the store already took changes nothing. */
+  apply(batch: UsageBatch): Promise<void>;
+  read(): Promise<IntegrationUsage[]>;
+}
+
+export interface UsageTracker {
+  /** Counts one legacy call: never waits, never throws. */
+  record(call: LegacyCall): void;
+  report(): Promise<UsageReport>;
+  /** Hands the buffer to the shared store now (nothing without one); never rejects. */
+  flush(): Promise<void>;
+  /** Stops the timer, then flushes what is left (the shared store must still be open). */
+  close(): Promise<void>;
+}
+
+/** The fingerprint of an API key under the shared secret: HMAC-SHA256 of `usage:<key>`, hex. */
+export function usageFingerprint(secret: string | Buffer, apiKey: string | undefined): string {
+  return createHmac('sha256', secret)
+    .update(`usage:${apiKey ?? ''}`)
+    .digest('hex');
+}
+
+// Every C0 and C1 control character, and the bidirectional overrides that could reorder a terminal line.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A user agent as it may be kept and shown: the key replaced, control characters removed, cut short;
+ * undefined when nothing is left. */
+export function cleanUserAgent(raw: string | undefined, apiKey: string | undefined, maxLength: number): string | undefined {
+  if (raw === undefined) return undefined;
+  let text = raw;
+  if (apiKey !== undefined && apiKey !== '' && text.includes(apiKey)) text = text.split(apiKey).join('[api key]');
+  text = text.replace(CONTROL, '').trim().slice(0, maxLength).trim();
+  return text === '' ? undefined : text;
+}
+
+interface Tally {
+  calls: number;
+  methods: Map<string, number>;
+  first: number;
+  last: number;
+  agents: string[];
+}
+
+/** Counts per fingerprint, bounded: past `maxFingerprints`, new fingerprints count under `other`. */
+class Tallies {
+  private byFingerprint = new Map<string, Tally>();
+
+  constructor(private readonly limits: UsageLimits) {}
+
+  get size(): number {
+    return this.byFingerprint.size;
+  }
+
+  add(fingerprint: string, method: string, agent: string | undefined, at: number): void {
+    let tally = this.byFingerprint.get(fingerprint);
+    if (!tally) {
+      const counted = this.byFingerprint.size - (this.byFingerprint.has(OTHER_FINGERPRINT) ? 1 : 0);
+      const name = counted >= this.limits.maxFingerprints ? OTHER_FINGERPRINT : fingerprint;
+      tally = this.byFingerprint.get(name);
+      if (!tally) {
+        tally = { calls: 0, methods: new Map(), first: at, last: at, agents: [] };
+        this.byFingerprint.set(name, tally);
+      }
+    }
+    tally.calls += 1;
+    tally.methods.set(method, (tally.methods.get(method) ?? 0) + 1);
+    if (at < tally.first) tally.first = at;
+    if (at > tally.last) tally.last = at;
+    if (agent !== undefined && tally.agents.length < this.limits.maxAgentsPerKey && !tally.agents.includes(agent)) tally.agents.push(agent);
+  }
+
+  list(): UsageTally[] {
+    return [...this.byFingerprint].map(([fingerprint, t]) => ({
+      fingerprint,
+      calls: t.calls,
+      methods: Object.fromEntries(t.methods),
+      first: t.first,
+      last: t.last,
+      agents: [...t.agents],
+    }));
+  }
+
+  /** Everything counted so far, and a fresh start. */
+  drain(): UsageTally[] {
+    const all = this.list();
+    this.byFingerprint = new Map();
+    return all;
+  }
+}
+
+/** The report's form of a tally. */
+export function integrationOf(tally: UsageTally): IntegrationUsage {
+  return {
+    fingerprint: tally.fingerprint,
+    calls: tally.calls,
+    methods: tally.methods,
+    firstSeen: new Date(tally.first).toISOString(),
+    lastSeen: new Date(tally.last).toISOString(),
+    userAgents: [...tally.agents].sort(),
+  };
+}
+
+/** Most recently seen first; then by fingerprint, so that two readers of the same counts agree. */
+export function sortIntegrations(list: IntegrationUsage[]): IntegrationUsage[] {
+  return list.sort((a, b) => (a.lastSeen === b.lastSeen ? (a.fingerprint < b.fingerprint ? -1 : 1) : a.lastSeen < b.lastSeen ? 1 : -1));
+}
+
+export interface UsageTrackerOptions {
+  /** GATEWAY_SECRET, or the process's random secret without one. */
+  secret: string | Buffer;
+  /** Where the replicas add their counts up; unset: this process keeps them. */
+  shared?: SharedUsageStore;
+  logger?: Logger;
+  limits?: Partial<UsageLimits>;
+  now?: () => number;
+  /** Told after each flush that handed the store a batch (tests await it instead of sleeping). */
+  onFlushed?: () => void;
+}
+
+class Tracker implements UsageTracker {
+  private readonly limits: UsageLimits;
+  private readonly tallies: Tallies;
+  private readonly now: () => number;
+  private readonly source = randomUUID();
+  private seq = 0;
+  /** A batch the store has not confirmed: sent again, as it is, before anything newer. */
+  private unconfirmed: UsageBatch | undefined;
+  private flushing: Promise<void> | undefined;
+  private failing = false;
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: UsageTrackerOptions) {
+    this.limits = { ...DEFAULT_USAGE_LIMITS, ...options.limits };
+    this.tallies = new Tallies(this.limits);
+    this.now = options.now ?? Date.now;
+    if (options.shared) {
+      this.timer = setInterval(() => void this.flush(), this.limits.flushEveryMs);
+      this.timer.unref();
+    }
+  }
+
+  record(call: LegacyCall): void {
+    try {
+      const fingerprint = usageFingerprint(this.options.secret, call.apiKey);
+      const agent = cleanUserAgent(call.userAgent, call.apiKey, this.limits.maxAgentLength);
+      this.tallies.add(fingerprint, call.method, agent, this.now());
+    } catch (err) {
+      // Counting must never fail a call; the error names no key (nothing here puts one in a message).
+      this.options.logger?.warn({ err: (err as Error).name }, 'a legacy call could not be counted in GET /usage');
+    }
+  }
+
+  async report(): Promise<UsageReport> {
+    const shared = this.options.shared;
+    if (!shared) return { integrations: sortIntegrations(this.tallies.list().map(integrationOf)), shared: false };
+    return { integrations: sortIntegrations(await shared.read()), shared: true };
+  }
+
+  flush(): Promise<void> {
+    this.flushing ??= this.flushOnce().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private async flushOnce(): Promise<void> {
+    const store = this.options.shared;
+    // Redis down: nothing is asked of it; the buffer keeps counting (bounded) until it is back.
+    if (!store || !store.isUp()) return;
+    if (!this.unconfirmed && this.tallies.size === 0) return;
+    try {
+      if (this.unconfirmed) {
+        await store.apply(this.unconfirmed);
+        this.unconfirmed = undefined;
+      }
+      if (this.tallies.size > 0) {
+        this.seq += 1;
+        this.unconfirmed = { source: this.source, seq: this.seq, tallies: this.tallies.drain() };
+        await store.apply(this.unconfirmed);
+        this.unconfirmed = undefined;
+      }
+      this.faultChanged(false);
+      this.options.onFlushed?.();
+    } catch (err) {
+      this.faultChanged(true, err);
+    }
+  }
+
+  /** One log line per change, never one per flush. */
+  private faultChanged(failing: boolean, err?: unknown): void {
+    if (failing === this.failing) return;
+    this.failing = failing;
+    if (failing) {
+      this.options.logger?.warn({ reason: err instanceof Error ? err.name : 'unknown' }, 'GET /usage counts cannot be written to Redis: they are kept in this process and written once it answers');
+    } else {
+      this.options.logger?.info('GET /usage counts are written to Redis again');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+    // A flush already under way when close began took only what was counted before it.
+    await this.flush();
+  }
+}
+
+export function createUsageTracker(options: UsageTrackerOptions): UsageTracker {
+  return new Tracker(options);
+}
