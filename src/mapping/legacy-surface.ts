@@ -38,16 +38,18 @@ export const READ_HTTP_METHODS = ['GET', 'HEAD'] as const;
  * src/payment/codes.ts). The OpenAPI document prints them as the `code` table of the payment reply.
  */
 export const PAYMENT_CODE_MEANINGS = {
-  invalidFields: 'a malformed body or value (the message names the fields), a file part, or a v1 400 naming the field',
+  invalidFields:
+    'a malformed body or value (the message names the fields), a file part, a body too large (413) or of another type (415), a malformed Idempotency-Key (400) or one already used for other fields (409), or a v1 400 naming the field',
   missingFields: 'a required field is missing or empty (the message names them); no v1 call was made',
   clientExists: 'creating the new client answered 409 for another reason than the username (e.g. the email)',
   passwordsDiffer: '`password` was given and `password2` differs; no v1 call was made',
   usernameTaken: 'creating the new client answered 409 naming the username',
-  clientNotCreated: 'creating the new client failed otherwise; no payment was attempted',
+  clientNotCreated:
+    'creating the new client failed otherwise: a refusal no rule names (HTTP 200), or a fault with its HTTP status (the message says whether the client may exist); no payment was attempted',
   clientNotFound: '`client_id` is unknown to v1',
   discountInvalid: '`discount` is unknown, inactive, or only valid for another service',
   paymentFailed:
-    'the payment was refused otherwise, or its outcome is unknown (the message says to check the payments list before retrying), or a fault stopped the flow (then with the fault\'s HTTP status)',
+    'the payment was refused otherwise, or its outcome is unknown (the message says to check the payments list before retrying), or a fault stopped the flow (then with the fault\'s HTTP status; at a check before any POST the message says no payment was made), or the payment\'s claim could not be taken (503, no payment made) or is held by a first call that stopped with no reply (502, outcome unknown)',
   packageRefused: 'a package payment (a service whose group holds more than one session) was refused',
   serviceNotFound: '`service_id` is unknown to v1',
   cardDeclined: 'a card `token` was given and the charge was refused',
