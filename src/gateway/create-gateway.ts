@@ -41,6 +41,7 @@ import { logStep } from './steps/log.js';
 import type { Step } from './steps/step.js';
 import { sunsetStep, type SunsetHeaders } from './steps/sunset.js';
 import { trackStep } from './steps/track.js';
+import type { GatewayTracing } from './tracing/types.js';
 import { hardenTransport } from './upstream/hardened-transport.js';
 import { DEFAULT_CACHE_LIMITS } from './upstream/response-cache.js';
 import { V1Client } from './upstream/v1-client.js';
@@ -83,6 +84,9 @@ export interface GatewayParts {
   claims?: ClaimStore;
   /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off; default 600). */
   paymentDuplicateWindowS?: number;
+  /** Traces (OTEL_*, tracing/load.ts): a server span per request, a client span per v1 call. Unset: none.
+   * The caller loads it and closes it after `close()`. */
+  tracing?: GatewayTracing;
   /** LEGACY_SUNSET's headers (steps/sunset.ts), put on every legacy reply; unset: none. */
   sunset?: SunsetHeaders;
 }
@@ -98,6 +102,8 @@ export interface Gateway {
 function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
   const { lifecycle, recorder } = parts;
   const steps: Step[] = [];
+  // First: every other step, and the route, run within the request's server span.
+  if (parts.tracing) steps.push(parts.tracing.step);
   if (parts.demo) steps.push(demoNoticeStep);
   if (parts.sunset) steps.push(sunsetStep(parts.sunset));
   if (lifecycle) steps.push(trackStep(lifecycle));
@@ -178,7 +184,7 @@ export function createGateway(parts: GatewayParts): Gateway {
   const shared = sharedState(parts);
   if (shared) watchRedis(shared.redis, metrics);
   // A 1000-record v1 page is 1-2 MB: 16 MB is ample, and bounds what one reply can cost in memory.
-  const client = new V1Client({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, maxBodyBytes: 16 * 1024 * 1024 });
+  const client = new V1Client({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, maxBodyBytes: 16 * 1024 * 1024, ...(parts.tracing ? { tracer: parts.tracing.v1Calls } : {}) });
   const generations = writeGenerations(parts, shared);
   // GETs (translated calls and the payment flow's checks) go through the hardening layers; POSTs do not.
   const transport = hardenTransport(client, {

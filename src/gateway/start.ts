@@ -21,6 +21,8 @@ import { startMetricsServer, type MetricsServer } from './metrics/metrics-server
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createRecorder, type Recorder } from './steps/record.js';
 import type { SharedRedis } from './state/shared-redis.js';
+import { loadTracing } from './tracing/load.js';
+import type { GatewayTracing } from './tracing/types.js';
 
 export interface RunningGateway {
   /** e.g. http://127.0.0.1:54321 */
@@ -141,6 +143,21 @@ function closer(resources: Resources, logger: Logger): () => Promise<void> {
   };
 }
 
+/** The composed gateway whose close() then sends the spans still buffered: the requests a drain let finish
+ * are traced too. */
+function closingTracing(composed: ComposedGateway, tracing: GatewayTracing): ComposedGateway {
+  return {
+    ...composed,
+    async close() {
+      try {
+        await composed.close();
+      } finally {
+        await tracing.close();
+      }
+    },
+  };
+}
+
 async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, undo: () => Promise<void>): Promise<MetricsServer | undefined> {
   if (!prometheus || config.metricsPort === undefined) return undefined;
   try {
@@ -168,7 +185,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     ? createRecorder(config.recordFile, { onError: (err) => logger.warn({ err: err.message }, 'RECORD_FILE: recording problem') })
     : undefined;
   let composed: ComposedGateway;
+  let tracing: GatewayTracing | undefined;
   try {
+    // OTEL_*: the OpenTelemetry SDK is imported only when an OTLP endpoint is set.
+    tracing = await loadTracing(process.env, logger);
     composed = await composeGateway({
       settings: { ...config, upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey },
       files: { mappings, payment, staticRecords: (setting) => operatorFiles.get(setting) },
@@ -179,12 +199,15 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       ...(recorder ? { recorder: recorder.step } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.upstream?.demo ? { demo: true } : {}),
+      ...(tracing ? { tracing } : {}),
     });
   } catch (err) {
     // Nothing may keep the process alive after a failed start.
     await recorder?.close();
+    await tracing?.close();
     throw err;
   }
+  if (tracing) composed = closingTracing(composed, tracing);
   const { gateway, redis } = composed;
   const server = createServer(config, routerListener(gateway.router));
   const port = await listen(server, config).catch(async (err: unknown) => {

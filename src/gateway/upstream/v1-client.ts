@@ -5,6 +5,7 @@
 // closes their sockets at once, and every call then fails fast with LGW_NOT_READY, which is never retried.
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../shared/errors.js';
+import type { V1CallTracer } from '../tracing/types.js';
 import { readBodyText } from './body-text.js';
 import { CallDeadline } from './call-deadline.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
@@ -77,6 +78,8 @@ export interface V1ClientOptions {
   /** Upper bound of one v1 reply body; a larger one is a bad reply, not an out-of-memory. */
   maxBodyBytes?: number;
   connections?: number;
+  /** Tracing (OTEL_*): a client span per call, its `traceparent` sent to v1. Unset: none. */
+  tracer?: V1CallTracer;
 }
 
 const MAX_MESSAGE = 500;
@@ -110,12 +113,14 @@ export class V1Client implements V1Transport, V1Writer {
   private readonly pool: Pool;
   private readonly target: V1Target;
   private readonly timeoutMs: number;
+  private readonly tracer: V1CallTracer | undefined;
   /** Set by close({ abandon: true }): a call failing from then on failed because it was abandoned. */
   private abandoned = false;
 
   constructor(options: V1ClientOptions) {
     this.target = v1Target(options.upstreamUrl);
     this.timeoutMs = options.timeoutMs;
+    this.tracer = options.tracer;
     this.pool = new Pool(this.target.origin, {
       connections: options.connections ?? 128,
       pipelining: 1,
@@ -148,8 +153,12 @@ export class V1Client implements V1Transport, V1Writer {
   /** One attempt. undici does not retry a request on its own, so a POST reaches v1 at most once. */
   private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined): Promise<V1Json> {
     const deadline = new CallDeadline(this.timeoutMs);
+    const span = this.tracer?.start(method, path.slice(this.target.apiPrefix.length), headers);
+    let status: number | undefined;
+    let failure: string | undefined;
     try {
       const res = await this.pool.request({ method, path, headers, body, signal: deadline });
+      status = res.statusCode;
       const text = (await readBodyText(res.body)).take();
       const parsed = parseJson(text);
       if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -167,9 +176,12 @@ export class V1Client implements V1Transport, V1Writer {
       }
       throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.statusCode}`);
     } catch (err) {
-      throw this.asGatewayError(err, deadline.aborted);
+      const error = this.asGatewayError(err, deadline.aborted);
+      failure = error.code;
+      throw error;
     } finally {
       deadline.clear();
+      span?.end(status, failure);
     }
   }
 
