@@ -25,7 +25,6 @@ export interface Route {
   handle: RouteHandler;
 }
 
-
 export interface UpstreamCallNote {
   path: string;
   /** HTTP status, or the gateway error code when there was no usable reply. */
@@ -50,6 +49,8 @@ export interface RequestContext {
   /** The 5xx reply is a refusal by design, not a fault (the payment claims store could not take or follow
    * a claim, or a first call's outcome is unknown): its log line is a warning, without an error object. */
   refusedByDesign?: boolean;
+  /** The body's fields as the route read them (the payment's), for the recorder; secrets are redacted there. */
+  bodyFields?: Readonly<Record<string, string>>;
   /** The request's secrets: every text v1 sent back passes through `secrets.scrubber` before it leaves
    * the gateway (reply, stored reply, recording, log line). */
   secrets: RequestSecrets;

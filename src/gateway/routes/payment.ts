@@ -192,7 +192,7 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     if (unaccepted) return send(res, unaccepted);
 
     // The recorder (RECORD_FILE) reads the fields from here when the reply is written; it redacts secrets.
-    (req as { body?: unknown }).body = body.fields;
+    ctx.bodyFields = body.fields;
     ctx.secrets.addBodyFields(body.fields);
     const { apiKey } = ctx.request;
     const { requestId } = ctx;

@@ -73,9 +73,10 @@ function decodeBody(body: Buffer, contentEncoding: unknown): string {
   return body.toString('utf8');
 }
 
-/** The parsed request body as the route saw it (express parsers run before `finish`). */
+/** The request body as the route read it (its fields, on the request's context), or as a host
+ * application's express parser left it on `req.body` (the library mounted behind one). */
 function requestBody(req: RecordedRequest): { json?: JsonValue; text?: string } | undefined {
-  const body: unknown = req.body;
+  const body: unknown = maybeContextOf(req)?.bodyFields ?? req.body;
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return { text: body };
   if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
