@@ -235,6 +235,14 @@ export function maskRedisUrl(url: string): string {
   return u.toString();
 }
 
+/** The upstream's address as it may be printed (the start line): its origin and path, never credentials,
+ * query or fragment. */
+export function upstreamAddress(url: string): string {
+  if (!URL.canParse(url)) return '(unparseable)';
+  const u = new URL(url);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
 /** Parses the environment; throws ConfigError naming each bad variable (never its value). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const names = Object.entries(ENVIRONMENT_NAMES) as Array<[SettingName, string]>;

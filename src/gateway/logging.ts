@@ -1,5 +1,6 @@
 // The gateway's logger and its one-line-per-request HTTP log (pino-http).
-// A log line never holds a key, token or password: URLs are redacted, request headers are not logged,
+// A log line never holds a key, token or password, nor the e-mail address, username or name a lookup URL
+// carries (`/api/client?email=...`): URLs are redacted, request headers are not logged,
 // and pino's redact paths catch the secret names should anything log a whole object by mistake. An error
 // object written on a request's line (its message, its causes, its stack may hold text v1 sent back) goes
 // through the request's scrubber first.
@@ -15,7 +16,7 @@ import { pinoHttp, type HttpLogger } from 'pino-http';
 import { maybeContextOf } from './edge/request-context.js';
 import type { ErrorCode } from '../shared/errors.js';
 import { asJsonValue, isJsonObject, type JsonValue } from '../shared/json-exact.js';
-import { redactUrl, type SecretScrubber } from '../shared/redact.js';
+import { redactLogUrl, type SecretScrubber } from '../shared/redact.js';
 
 // Exact paths only: wildcard paths make pino walk every object of every line, and the one request line
 // (most of the gateway's CPU under load) is built from serializers that hold no secret in the first place.
@@ -131,7 +132,7 @@ export function createHttpLogger(logger: Logger): HttpLogger {
       return id;
     },
     serializers: {
-      req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: redactUrl(req.url ?? '') }),
+      req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: redactLogUrl(req.url ?? '') }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
     // Added to the final line only (customProps would also bind them, empty, when the request starts).

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { ConfigError, isLoopbackHost, type GatewayConfig } from './config.js';
+import { ConfigError, isLoopbackHost, upstreamAddress, type GatewayConfig } from './config.js';
 import { composeGateway, type ComposedGateway } from './compose.js';
 import { routerListener } from './edge/router.js';
 import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
@@ -222,7 +222,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await composed.close();
   });
   logger.info(
-    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: options.upstream ? 'composed' : 'UPSTREAM_URL', sharedState: redis ? 'redis' : 'in process', paymentClaims: composed.claimsKind, duplicateWindowS: config.paymentDuplicateWindowS },
+    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: upstreamAddress(upstreamUrl), sharedState: redis ? 'redis' : 'in process', paymentClaims: composed.claimsKind, duplicateWindowS: config.paymentDuplicateWindowS },
     'legacy-gateway listening',
   );
 

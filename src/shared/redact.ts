@@ -60,18 +60,39 @@ export function decodeFormComponent(s: string): string {
 
 /** `a=1&token=abc` -> `a=1&token=[REDACTED]`, leaving every other byte as it was. */
 export function redactFormText(text: string): string {
+  return redactForm(text, isSecretField);
+}
+
+function redactForm(text: string, hidden: (name: string) => boolean): string {
   return text
     .split('&')
     .map((part) => {
       const eq = part.indexOf('=');
       const name = eq < 0 ? part : part.slice(0, eq);
-      return eq >= 0 && isSecretField(decodeFormComponent(name)) ? `${name}=${REDACTED}` : part;
+      return eq >= 0 && hidden(decodeFormComponent(name)) ? `${name}=${REDACTED}` : part;
     })
     .join('&');
 }
 
+/** Query parameters that name a person (the client lookup's `/api/client?email=...`): not secrets (a recording
+ * keeps them, to be replayed), but never written to a log line. Compared case-insensitively. */
+const PERSONAL_PARAMS = new Set(['email', 'username', 'first_name', 'last_name']);
+
+export function isPersonalParam(name: string): boolean {
+  return PERSONAL_PARAMS.has(name.toLowerCase());
+}
+
+/** A URL as a log line may hold it: redactUrl's, and the values of the parameters that name a person masked too. */
+export function redactLogUrl(url: string): string {
+  return redactUrlWith(url, (name) => isSecretField(name) || isPersonalParam(name));
+}
+
 /** Redacts secret query parameters and URL credentials; works on absolute and path-only URLs. */
 export function redactUrl(url: string): string {
+  return redactUrlWith(url, isSecretField);
+}
+
+function redactUrlWith(url: string, hidden: (name: string) => boolean): string {
   const hash = url.indexOf('#');
   const beforeHash = hash < 0 ? url : url.slice(0, hash);
   const fragment = hash < 0 ? '' : url.slice(hash);
@@ -79,7 +100,7 @@ export function redactUrl(url: string): string {
   let base = q < 0 ? beforeHash : beforeHash.slice(0, q);
   const query = q < 0 ? undefined : beforeHash.slice(q + 1);
   base = base.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, `$1${REDACTED}@`);
-  return base + (query === undefined ? '' : '?' + redactFormText(query)) + fragment;
+  return base + (query === undefined ? '' : '?' + redactForm(query, hidden)) + fragment;
 }
 
 /** One field of a multipart body as text: its headers (group 1), its name (2) and its value (3). */

@@ -1,5 +1,7 @@
 // The gateway's own routes: /healthz (the process answers) and /readyz (mappings loaded, upstream
-// reachable, not draining). The upstream probe is a plain GET /api/v1: any HTTP answer means reachable.
+// reachable, not draining). The upstream probe is a plain GET /api/v1: any HTTP answer means reachable, but
+// a 404 `unknown_resource`: v1 does not know /api/v1 there, so UPSTREAM_URL is not the service's base URL and
+// every call would answer the same (503, saying so).
 // Redis (REDIS_URL) is named in the body but never makes /readyz fail: reads go on without it, and keyed
 // payments are refused by their store, so taking every replica out of the balancer would only add an outage.
 import { request } from 'undici';
@@ -17,32 +19,54 @@ export interface ReadinessDeps {
   redisUp?: () => boolean;
 }
 
+/** What the probe learnt of the upstream. */
+type UpstreamState = 'reachable' | 'unreachable' | 'unknown_resource';
+
+/** The most of a 404's body read to find v1's error code in it. */
+const MAX_PROBE_BODY = 16 * 1024;
+
+/** Whether a 404 body is v1's `{"error":{"code":"unknown_resource",...}}`. */
+async function isUnknownResource(body: { text(): Promise<string>; dump(): Promise<void> }, length: string | string[] | undefined): Promise<boolean> {
+  if (typeof length === 'string' && Number(length) > MAX_PROBE_BODY) {
+    await body.dump();
+    return false;
+  }
+  try {
+    const parsed: unknown = JSON.parse(await body.text());
+    const error = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
+    return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'unknown_resource';
+  } catch {
+    return false;
+  }
+}
+
 /** Probes at most once per `cacheMs`, so a load balancer polling /readyz cannot flood the upstream. */
 export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
-  let last: { at: number; ok: boolean } | undefined;
-  let pending: Promise<boolean> | undefined;
+  let last: { at: number; state: UpstreamState } | undefined;
+  let pending: Promise<UpstreamState> | undefined;
 
-  async function probe(): Promise<boolean> {
+  async function probe(): Promise<UpstreamState> {
     try {
       const res = await request(`${deps.upstreamUrl}/api/v1`, {
         method: 'GET',
         headersTimeout: Math.min(deps.timeoutMs, 3000),
         bodyTimeout: Math.min(deps.timeoutMs, 3000),
       });
+      if (res.statusCode === 404 && (await isUnknownResource(res.body, res.headers['content-length']))) return 'unknown_resource';
       await res.body.dump();
-      return true;
+      return 'reachable';
     } catch {
-      return false;
+      return 'unreachable';
     }
   }
 
-  async function upstreamReachable(): Promise<boolean> {
+  async function upstreamState(): Promise<UpstreamState> {
     const now = Date.now();
-    if (last && now - last.at < cacheMs) return last.ok;
-    pending ??= probe().then((ok) => {
-      last = { at: Date.now(), ok };
+    if (last && now - last.at < cacheMs) return last.state;
+    pending ??= probe().then((state) => {
+      last = { at: Date.now(), state };
       pending = undefined;
-      return ok;
+      return state;
     });
     return pending;
   }
@@ -54,12 +78,16 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
     async readyz(_req: IncomingMessage, res: ServerResponse): Promise<void> {
       const sandbox = deps.notice === undefined ? {} : { sandbox: deps.notice };
       if (deps.isDraining()) return writeJson(res, 503, { status: 'draining', ...sandbox });
-      const upstream = await upstreamReachable();
+      const upstream = await upstreamState();
       const redis = deps.redisUp === undefined ? {} : { redis: deps.redisUp() ? 'up' : 'down' };
-      writeJson(res, upstream ? 200 : 503, {
-        status: upstream ? 'ready' : 'upstream unreachable',
+      const ready = upstream === 'reachable';
+      writeJson(res, ready ? 200 : 503, {
+        status: ready ? 'ready' : upstream === 'unreachable' ? 'upstream unreachable' : 'upstream misaddressed',
         mappings: deps.mappingCount,
-        upstream: upstream ? 'reachable' : 'unreachable',
+        upstream,
+        ...(upstream === 'unknown_resource'
+          ? { problem: "v1 answers its probe (GET /api/v1) with 404 unknown_resource: UPSTREAM_URL is not the service's base URL, and every v1 call would answer unknown_resource" }
+          : {}),
         ...redis,
         ...sandbox,
       });
