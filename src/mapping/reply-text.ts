@@ -1,6 +1,7 @@
-// The legacy success envelopes (DESIGN: Reply shapes) as JSON text, around records the compiled mapping
-// built (record-writer.ts): each reply is one JSON.stringify of the envelope, its members in the legacy
-// order, so the text is exactly what JSON.stringify gives for the reply as a value. Pure.
+// The legacy success envelopes (a page of a list, one record, every record of an operator file) as JSON
+// text, around records the compiled mapping built (record-writer.ts): each reply is one JSON.stringify of
+// the envelope, its members in the legacy order, so the text is exactly what JSON.stringify gives for the
+// reply as a value. Pure.
 import type { LegacyRecord } from './legacy-record.js';
 
 /** `{"status":"success","total":"<n>",["timezone":...,]"response":[<records>]}` */

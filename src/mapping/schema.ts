@@ -8,7 +8,7 @@ export type { FieldSpec } from './record-schema.js';
 
 /** Legacy method names are the first path segment after /api/ (e.g. `clients`, `meetourstaff`). */
 const methodName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits and _ only');
-/** v1 resource path segments use hyphens (v1-api.md, record rule 6). */
+/** v1 resource path segments are lower case, with hyphens between words. */
 const resourceName = z.string().regex(/^[a-z][a-z0-9-]*$/, 'a v1 resource path segment (a-z, 0-9, -)');
 const v1FieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a v1 JSON field name');
 
@@ -74,7 +74,7 @@ const listMapping = z.strictObject({
   source: v1Source,
   paging,
   timezone: timezoneSpec.optional(),
-  /** How long a v1 reply for this method may be cached; absent = CACHE_TTL_MS (DESIGN: cache). */
+  /** How long a v1 reply for this method may be cached; absent = the CACHE_TTL_MS setting. */
   cacheTtlMs: z.number().int().min(0).optional(),
 });
 
@@ -89,7 +89,7 @@ const sortedListMapping = z.strictObject({
   }),
   paging,
   sort: z.array(sortKey).min(1),
-  /** Whole sorted listings are cached longer than the default (DESIGN: cache). */
+  /** A whole sorted listing costs many v1 calls to build, so it may be kept longer than CACHE_TTL_MS. */
   cacheTtlMs: z.number().int().min(0).optional(),
 });
 

@@ -1,19 +1,19 @@
-// The payment flow (DESIGN: POST /api/payment). The steps, in order, each stopping at its code
-// (PAYMENT_CODES in contract.ts):
-//   1. local checks, no v1 call          missingFields 1, invalidFields 0, passwordsDiffer 3
-//   2. client_id exists                  GET /clients/{id}; 404: clientNotFound 6
-//   3. service_id exists                 GET /services/{id}; 404: serviceNotFound 10
-//      (steps 2 and 3: a reply that is not an object carrying the requested id is a fault, code 8)
-//   4. discount valid                    GET /discounts?code=; discountInvalid 7
+// The payment flow of POST /api/payment. The steps, in order, each stopping at its code (named as in
+// PAYMENT_CODES, codes.ts; what each code means is said once, in src/mapping/legacy-surface.ts):
+//   1. local checks, no v1 call          missingFields, invalidFields, passwordsDiffer
+//   2. client_id exists                  GET /clients/{id}; 404: clientNotFound
+//   3. service_id exists                 GET /services/{id}; 404: serviceNotFound
+//      (steps 2 and 3: a reply that is not an object carrying the requested id is a fault)
+//   4. discount valid                    GET /discounts?code=; discountInvalid
 //   5. timezone known                    GET /timezones; unknown: the fallback, no code
 //      (then the port may refuse before any write: the payment's claim could not be kept)
-//   6. new client (no client_id)         POST /clients; the mapping's rules (4, 2, 0), else clientNotCreated 5;
-//                                        a fault: clientNotCreated 5 too (no payment was attempted)
-//   7. the payment                       POST /payments; paymentAdded 12, or the mapping's rules (9, 11, 7, 0),
-//                                        else paymentFailed 8
+//   6. new client (no client_id)         POST /clients; the mapping's `newClient.errors` rules, else
+//                                        clientNotCreated; a fault: clientNotCreated too (no payment attempted)
+//   7. the payment                       POST /payments; paymentAdded, or the mapping's `payment.refusals`
+//                                        rules, else paymentFailed
 // A fault of v1 (401/403/429/5xx, unreachable, timeout, a reply of the wrong shape) answers with the
-// fault's HTTP status and the code of the step it stopped: paymentFailed 8 ("no payment was made") at the
-// checks, clientNotCreated 5 at the new client, paymentFailed 8 at the payment POST, the one step that
+// fault's HTTP status and the code of the step it stopped: paymentFailed ("no payment was made") at the
+// checks, clientNotCreated at the new client, paymentFailed at the payment POST, the one step that
 // could have charged. v1 is reached only through the injected ports. The payment POST is made at most
 // once and is never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
 import { plainText } from '../mapping/legacy-value.js';

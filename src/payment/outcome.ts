@@ -1,7 +1,7 @@
 // Decides the legacy code and HTTP status of an upstream failure in the payment flow. Pure.
 // A refusal by v1 (a 4xx about the request) is a legacy code with HTTP 200; a fault (401/403/429/5xx,
 // unreachable, timeout, a reply of the wrong shape) keeps the fault's HTTP status, with the code of the
-// step it stopped (DESIGN: Non-functional, payment POST; flow.ts).
+// step it stopped (flow.ts lists the steps and their codes).
 import { GatewayError } from '../shared/errors.js';
 import type { ErrorRule } from './payment-mapping.js';
 

@@ -1,6 +1,6 @@
 // The one parse of an incoming request: its target split into path and query as they came, the legacy
 // method and segments of `/api/{method}/...`, the query parameters in order (without `api_key`), and the
-// API key the call carries to v1 (DESIGN: Key). Made once by the edge and handed to every step and route;
+// API key the call carries to v1 (api-key.ts). Made once by the edge and handed to every step and route;
 // nothing downstream reads req.url or the key headers again. The query is parsed on first use only: the
 // passthrough, the busiest route, needs it only when it may hold `api_key`.
 import type { IncomingHttpHeaders } from 'node:http';

@@ -1,5 +1,6 @@
 // The prom-client implementation of GatewayMetrics, on a Registry of its own per gateway (never the
-// global one, so two gateways in one process do not mix counts). Metric names are fixed by DESIGN.md.
+// global one, so two gateways in one process do not mix counts). Metric names are fixed: dashboards and
+// alerts read them (docs/operations.md lists each), so renaming one breaks them.
 // Every label value is checked against a closed set here, whatever the caller passes: a label can never
 // carry an API key, a path or any other value taken from a request.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

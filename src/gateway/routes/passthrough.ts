@@ -10,8 +10,8 @@
 // is never served from a copy made before it.
 //
 // It drives an undici pool directly (a dispatch handler, reply-relay.ts, writes the reply straight into
-// the response) rather than http-proxy-middleware: under the same load (bench/, 50 connections)
-// http-proxy-middleware on node:http measured no faster than a bare express + http-proxy-middleware proxy.
+// the response) rather than through http-proxy-middleware, a layer that brought no speed under bench/'s
+// load, and would put its own error replies and header rules between the caller and v1.
 import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Pool, errors as undiciErrors } from 'undici';
@@ -125,8 +125,8 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     // UPSTREAM_URL's path prefix is the ceiling: the upstream must never be asked for what lies above it.
     if (hasDotSegment(request.path)) return sendLegacyError(req, res, badRequest('the request path must not hold dot segments'));
     const done = begin(ctx, request.path);
-    // The key must not travel on in the URL (DESIGN: Key): a query naming api_key is re-encoded without
-    // it; any other URL goes on exactly as it came.
+    // The key travels on in the X-API-KEY header only, never in a URL v1 or a proxy may log: a query naming
+    // api_key is re-encoded without it; any other URL goes on exactly as it came.
     const key = request.apiKey;
     const path = request.keyMayBeInQuery ? `${request.path}${withoutApiKeyParam(`?${request.search}`)}` : request.url;
     const writes = options.generations ? v1CallWrites(request.httpMethod, request.path) : [];
