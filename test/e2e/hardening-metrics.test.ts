@@ -66,10 +66,16 @@ describe('/metrics', () => {
     expect(sample(text, 'legacy_gateway_requests_total{method="passthrough",status="200"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'legacy_gateway_requests_total{method="healthz",status="200"}')).toBe(1);
     expect(sample(text, 'legacy_gateway_requests_total{method="payment",status="200"}')).toBe(2);
-    expect(sample(text, 'legacy_gateway_request_duration_seconds_count{method="staffs"}')).toBe(4);
-    expect(text).toMatch(/^legacy_gateway_request_duration_seconds_bucket\{le="0\.005",method="staffs"\} \d+$/m);
-    expect(sample(text, 'legacy_gateway_upstream_requests_total{outcome="ok"}')).toBe(3);
-    expect(sample(text, 'legacy_gateway_upstream_requests_total{outcome="server_error"}')).toBe(3);
+    expect(sample(text, 'legacy_gateway_request_duration_seconds_count{method="staffs",status_class="2xx"}')).toBe(3);
+    expect(sample(text, 'legacy_gateway_request_duration_seconds_count{method="staffs",status_class="4xx"}')).toBe(1);
+    expect(sample(text, 'legacy_gateway_request_duration_seconds_count{method="staff",status_class="5xx"}')).toBe(1);
+    expect(text).toMatch(/^legacy_gateway_request_duration_seconds_bucket\{le="0\.005",method="staffs",status_class="2xx"\} \d+$/m);
+    // Two staff pages, the payment's client check and its POST: ok; the staff record: 503, retried twice.
+    expect(sample(text, 'legacy_gateway_upstream_requests_total{resource="staff",verb="GET",outcome="ok"}')).toBe(2);
+    expect(sample(text, 'legacy_gateway_upstream_requests_total{resource="clients",verb="GET",outcome="ok"}')).toBe(1);
+    expect(sample(text, 'legacy_gateway_upstream_requests_total{resource="payments",verb="POST",outcome="ok"}')).toBe(1);
+    expect(sample(text, 'legacy_gateway_upstream_requests_total{resource="staff",verb="GET",outcome="server_error"}')).toBe(3);
+    expect(sample(text, 'legacy_gateway_upstream_request_duration_seconds_count{resource="staff",verb="GET",outcome="server_error"}')).toBe(3);
     expect(sample(text, 'legacy_gateway_cache_events_total{event="hit"}')).toBe(1);
     expect(sample(text, 'legacy_gateway_cache_events_total{event="miss"}')).toBe(3);
     expect(sample(text, 'legacy_gateway_cache_events_total{event="stale"}')).toBe(0);

@@ -5,6 +5,18 @@
 /** How one upstream attempt ended (one per HTTP exchange with v1, retries included). */
 export type UpstreamOutcome = 'ok' | 'client_error' | 'rate_limited' | 'server_error' | 'timeout' | 'unreachable' | 'bad_reply';
 
+/** The HTTP method of an upstream exchange: GETs (reads, the payment flow's checks) and POSTs (the payment and
+ * the client it may create first). */
+export type UpstreamVerb = 'GET' | 'POST';
+
+/** What one upstream exchange was, besides its outcome: `resource` is the first segment of its v1 path
+ * (`clients` for /clients/12: never an id, a query or anything else a caller sent), `seconds` how long it took. */
+export interface UpstreamCall {
+  resource: string;
+  verb: UpstreamVerb;
+  seconds: number;
+}
+
 export type CacheEvent = 'hit' | 'miss' | 'stale';
 
 /** What became of one claimed payment call at the claims store (the closed set of label values):
@@ -24,7 +36,8 @@ export interface GatewayMetrics {
   requestStarted(): void;
   /** A request's reply finished or its connection closed. `method` is a route name, never a path. */
   requestFinished(method: string, status: number, seconds: number): void;
-  upstreamCall(outcome: UpstreamOutcome): void;
+  /** One exchange with v1 ended (each GET attempt, retries included, and each POST). */
+  upstreamCall(outcome: UpstreamOutcome, call: UpstreamCall): void;
   cacheEvent(event: CacheEvent): void;
   /** One retry of an upstream GET was made. */
   retried(): void;

@@ -3,14 +3,41 @@
 // alerts read them (docs/operations.md lists each), so renaming one breaks them.
 // Every label value is checked against a closed set here, whatever the caller passes: a label can never
 // carry an API key, a path or any other value taken from a request.
+import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { IDEMPOTENCY_EVENTS, type CacheEvent, type ClaimKind, type GatewayMetrics, type IdempotencyEvent, type UpstreamOutcome } from './gateway-metrics.js';
+import { IDEMPOTENCY_EVENTS, type CacheEvent, type ClaimKind, type GatewayMetrics, type IdempotencyEvent, type UpstreamCall, type UpstreamOutcome, type UpstreamVerb } from './gateway-metrics.js';
 
 /** Route names that are not legacy methods; `other` stands for anything not known at start. */
 export const FIXED_ROUTE_NAMES = ['passthrough', 'payment', 'healthz', 'readyz', 'rejected', 'other'] as const;
 
 const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = ['ok', 'client_error', 'rate_limited', 'server_error', 'timeout', 'unreachable', 'bad_reply'];
 const CACHE_EVENTS: readonly CacheEvent[] = ['hit', 'miss', 'stale'];
+
+/** The v1 resources the mappings read (`source.resource`) and the payment flow reads and writes (its
+ * `resources`): the `resource` label's values, with `other` for any other path's first segment. */
+export const V1_RESOURCES = ['clients', 'staff', 'practitioners', 'services', 'sessions', 'discounts', 'timezones', 'payments'] as const;
+/** The resources the gateway POSTs to (the payment, and the client it may create first). */
+const WRITTEN_RESOURCES: ReadonlySet<string> = new Set(['clients', 'payments']);
+const UPSTREAM_VERBS: readonly UpstreamVerb[] = ['GET', 'POST'];
+/** The legacy payment codes: every one is exported from the start, at 0. */
+const PAYMENT_CODES = Array.from({ length: 13 }, (_, code) => String(code));
+
+/** The package's version (package.json, three levels above src/gateway/metrics/ or dist/gateway/metrics/),
+ * `unknown` when it cannot be read or does not look like a version. */
+export function packageVersion(): string {
+  try {
+    const data: unknown = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+    const version = typeof data === 'object' && data !== null ? (data as { version?: unknown }).version : undefined;
+    return typeof version === 'string' && /^\d+\.\d+\.\d+[0-9A-Za-z.+-]{0,64}$/.test(version) ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The status class label of an HTTP status: `2xx` ... `5xx` (`1xx` too), `other` for anything else. */
+export function statusClass(status: number): string {
+  return Number.isInteger(status) && status >= 100 && status <= 599 ? `${Math.floor(status / 100)}xx` : 'other';
+}
 
 export interface PrometheusMetrics extends GatewayMetrics {
   registry: Registry;
@@ -24,6 +51,8 @@ export interface PrometheusOptions {
   /** REDIS_URL is set: `legacy_gateway_redis_up` is exported (0 until Redis answers). Without it the gauge
    * is absent, so an alert on `legacy_gateway_redis_up == 0` never fires for a gateway without Redis. */
   redis?: boolean;
+  /** `legacy_gateway_build_info`'s version label; default: package.json's version. */
+  version?: string;
 }
 
 const CLAIM_KINDS: readonly ClaimKind[] = ['key', 'keyless'];
@@ -50,6 +79,51 @@ function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMet
   };
 }
 
+/** `legacy_gateway_build_info{version}`, always 1. */
+function buildInfo(registry: Registry, version: string): void {
+  new Gauge({
+    name: 'legacy_gateway_build_info',
+    help: "Always 1; its version label is the gateway's package version.",
+    labelNames: ['version'],
+    registers: [registry],
+  }).set({ version }, 1);
+}
+
+/** Every exchange with v1, counted and timed by resource, verb and outcome. The pairs the gateway makes (a
+ * GET of each resource, a POST of the written ones) start at 0 with every outcome. */
+function upstreamMetrics(registry: Registry): GatewayMetrics['upstreamCall'] {
+  const upstream = new Counter({
+    name: 'legacy_gateway_upstream_requests_total',
+    help: 'Exchanges with v1 (GET attempts, retries included, and POSTs), by v1 resource, verb and outcome.',
+    labelNames: ['resource', 'verb', 'outcome'],
+    registers: [registry],
+  });
+  const upstreamDuration = new Histogram({
+    name: 'legacy_gateway_upstream_request_duration_seconds',
+    help: 'Time one exchange with v1 took (a GET attempt or a POST), by v1 resource, verb and outcome.',
+    labelNames: ['resource', 'verb', 'outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  for (const resource of V1_RESOURCES) {
+    for (const verb of UPSTREAM_VERBS) {
+      if (verb === 'POST' && !WRITTEN_RESOURCES.has(resource)) continue;
+      for (const outcome of UPSTREAM_OUTCOMES) upstream.inc({ resource, verb, outcome }, 0);
+    }
+  }
+  const resources: ReadonlySet<string> = new Set(V1_RESOURCES);
+  // `given` is checked although the type requires it: a host application's code may call without it.
+  return (outcome: UpstreamOutcome, given: UpstreamCall | undefined) => {
+    const labels = {
+      resource: given !== undefined && resources.has(given.resource) ? given.resource : 'other',
+      verb: given !== undefined && UPSTREAM_VERBS.includes(given.verb) ? given.verb : 'GET',
+      outcome: UPSTREAM_OUTCOMES.includes(outcome) ? outcome : 'unreachable',
+    };
+    upstream.inc(labels);
+    if (given !== undefined && Number.isFinite(given.seconds) && given.seconds >= 0) upstreamDuration.observe(labels, given.seconds);
+  };
+}
+
 export function createPrometheusMetrics(options: PrometheusOptions): PrometheusMetrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
@@ -65,15 +139,9 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
   });
   const duration = new Histogram({
     name: 'legacy_gateway_request_duration_seconds',
-    help: 'Time from receiving a request to finishing its reply, by legacy method (or gateway route).',
-    labelNames: ['method'],
+    help: 'Time from receiving a request to finishing its reply, by legacy method (or gateway route) and status class (2xx, 3xx, 4xx, 5xx).',
+    labelNames: ['method', 'status_class'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  const upstream = new Counter({
-    name: 'legacy_gateway_upstream_requests_total',
-    help: 'Upstream GET attempts of translated calls (retries included), by outcome.',
-    labelNames: ['outcome'],
     registers: [registry],
   });
   const cache = new Counter({
@@ -99,8 +167,9 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     registers: [registry],
   });
   // Known label values start at 0, so a rate() over them exists before the first event.
-  for (const outcome of UPSTREAM_OUTCOMES) upstream.inc({ outcome }, 0);
   for (const event of CACHE_EVENTS) cache.inc({ event }, 0);
+  for (const code of PAYMENT_CODES) payments.inc({ code }, 0);
+  buildInfo(registry, options.version ?? packageVersion());
 
   return {
     registry,
@@ -109,9 +178,9 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
       inFlight.dec();
       const label = methodLabel(method);
       requests.inc({ method: label, status: statusLabel(status) });
-      duration.observe({ method: label }, seconds);
+      duration.observe({ method: label, status_class: statusClass(status) }, seconds);
     },
-    upstreamCall: (outcome) => upstream.inc({ outcome: UPSTREAM_OUTCOMES.includes(outcome) ? outcome : 'unreachable' }),
+    upstreamCall: upstreamMetrics(registry),
     cacheEvent: (event) => {
       if (CACHE_EVENTS.includes(event)) cache.inc({ event });
     },

@@ -1,17 +1,18 @@
 // Puts the hardening layers around the v1 client, in the one order that makes sense:
 //   cache -> single-flight -> retry -> metrics -> client
 // A cache hit makes no call; concurrent misses share one call; that call retries on its own; each
-// attempt is counted. With CACHE_TTL_MS=0 the cache layer is left out entirely (single-flight stays).
+// attempt is counted, and so is each POST the client makes. With CACHE_TTL_MS=0 the cache layer is left
+// out entirely (single-flight stays).
 // With a shared store (REDIS_URL) the cache has a second tier every replica reads; single-flight stays
 // per process.
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { SharedResponseStore } from '../state/response-store.js';
 import type { WriteGenerations } from '../state/write-generations.js';
-import { withUpstreamMetrics } from './metered.js';
+import { postMetrics, withUpstreamMetrics, type UpstreamRecorder } from './metered.js';
 import { DEFAULT_CACHE_LIMITS, withResponseCache, type CacheLimits } from './response-cache.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
 import { withSingleFlight } from './single-flight.js';
-import type { V1Transport } from './v1-client.js';
+import { V1Client, type V1Transport } from './v1-client.js';
 
 export interface HardeningOptions {
   /** CACHE_TTL_MS: the TTL of requests that name none; 0 turns the cache off. */
@@ -32,7 +33,11 @@ export interface HardeningOptions {
 }
 
 export function hardenTransport(client: V1Transport, options: HardeningOptions): V1Transport {
-  const metered = withUpstreamMetrics(client, (outcome) => options.metrics.upstreamCall(outcome));
+  const record: UpstreamRecorder = (outcome, call) => options.metrics.upstreamCall(outcome, call);
+  const metered = withUpstreamMetrics(client, record);
+  // The payment flow is handed the client itself as its writer (create-gateway.ts): its POSTs, which no
+  // layer here wraps, are counted by the client.
+  if (client instanceof V1Client) client.observePosts(postMetrics(record));
   const retried = withRetry(metered, {
     policy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
     onRetry: () => options.metrics.retried(),

@@ -72,6 +72,10 @@ export interface V1Writer {
   postJson(request: V1PostRequest): Promise<V1Json>;
 }
 
+/** Told of each POST's end: how long it took and, when it failed, its error. metered.ts's postMetrics counts
+ * them (the payment flow is handed the client itself as its writer, so its POSTs are counted here). */
+export type V1PostObserver = (request: V1PostRequest, seconds: number, failure: { error: unknown } | undefined) => void;
+
 export interface V1ClientOptions {
   upstreamUrl: string;
   timeoutMs: number;
@@ -116,6 +120,7 @@ export class V1Client implements V1Transport, V1Writer {
   private readonly tracer: V1CallTracer | undefined;
   /** Set by close({ abandon: true }): a call failing from then on failed because it was abandoned. */
   private abandoned = false;
+  private postObserver: V1PostObserver | undefined;
 
   constructor(options: V1ClientOptions) {
     this.target = v1Target(options.upstreamUrl);
@@ -137,10 +142,24 @@ export class V1Client implements V1Transport, V1Writer {
   }
 
   async postJson(request: V1PostRequest): Promise<V1Json> {
-    const path = v1RequestPath(this.target, request.path, {});
-    const headers = this.headers(request.apiKey, request.requestId);
-    headers['content-type'] = 'application/json';
-    return this.send('POST', path, headers, JSON.stringify(request.body));
+    const started = process.hrtime.bigint();
+    const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const path = v1RequestPath(this.target, request.path, {});
+      const headers = this.headers(request.apiKey, request.requestId);
+      headers['content-type'] = 'application/json';
+      const reply = await this.send('POST', path, headers, JSON.stringify(request.body));
+      this.postObserver?.(request, seconds(), undefined);
+      return reply;
+    } catch (err) {
+      this.postObserver?.(request, seconds(), { error: err });
+      throw err;
+    }
+  }
+
+  /** Tells `observer` of each POST's end from now on (hardened-transport.ts: the metrics). */
+  observePosts(observer: V1PostObserver): void {
+    this.postObserver = observer;
   }
 
   private headers(apiKey: string | undefined, requestId: string | undefined): Record<string, string> {
