@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | replay`, and --version.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 // Exit codes, the same for every command (README: Exit codes): 0 fine, 1 a problem found (a failed check,
 // replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
@@ -78,9 +78,14 @@ program
 
 program
   .command('check')
-  .description('probe what the gateway depends on, in order: settings and mappings, upstream reachable, key accepted, account gates, and the key on every v1 resource the mappings use (one GET with limit=1 each)\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR, UPSTREAM_TIMEOUT_MS; exit 1 when a check fails)')
+  .description('probe what the gateway depends on, in order: settings and mappings, upstream reachable, key accepted, account gates, and the key on every v1 resource the mappings use (one GET with limit=1 each)\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR, UPSTREAM_TIMEOUT_MS; exit 1 when a check fails, or when no key was given to test)')
   .option('--json', 'machine-readable output')
-  .action(async (opts: { json?: boolean }) => {
+  .option('--api-key <key>', "test this key (a caller's own) instead of UPSTREAM_API_KEY; it is never printed", (v: string) => {
+    if (v.trim() === '') throw new InvalidArgumentError('a key, not an empty string');
+    return v;
+  })
+  .option('--skip-upstream', 'check the settings and mappings only, without any v1 call (without it, no key to test is a failure)')
+  .action(async (opts: { json?: boolean; apiKey?: string; skipUpstream?: boolean }) => {
     const { runCheck } = await import('./commands/check.js');
     await runCheck(opts);
   });
@@ -101,7 +106,25 @@ program
     await runRoutes(opts);
   });
 
+program
+  .command('usage')
+  .description('who still calls the old API: the legacy calls per API key fingerprint, from a gateway\'s GET /usage on its metrics listener (METRICS_PORT), most recently seen first (docs/usage.md)\n(exit 1 when it cannot be fetched)')
+  .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464 (or its /metrics or /usage URL)')
+  .option('--json', 'print the JSON reply')
+  .option('--fingerprint-of <key>', 'the fingerprint of an API key under GATEWAY_SECRET (- reads the key from stdin); with --url, only its row')
+  .action(async (opts: { url?: string; json?: boolean; fingerprintOf?: string }) => {
+    const { runUsage } = await import('./commands/usage.js');
+    await runUsage(opts);
+  });
+
 registerReplayCommand(program);
+
+// A reader that goes away (`legacy-gateway openapi | head -1`) ends the output, not the command with a stack
+// trace: the command exits quietly, with its own code if it has set one.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
 
 try {
   await program.parseAsync(process.argv);

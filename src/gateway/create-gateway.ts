@@ -33,6 +33,8 @@ import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/roster-c
 import { createRedisResponseStore } from './state/response-store-redis.js';
 import type { SharedRedis } from './state/shared-redis.js';
 import { createWriteGenerations, type WriteGenerations } from './state/write-generations.js';
+import { createRedisUsageStore, runsScripts } from './state/usage-redis.js';
+import { createUsageTracker, type UsageTracker } from './state/usage-tracker.js';
 import { createRedisGenerationStore } from './state/write-generations-redis.js';
 import { countStep } from './steps/count.js';
 import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
@@ -42,6 +44,7 @@ import type { Step } from './steps/step.js';
 import { sunsetStep, type SunsetHeaders } from './steps/sunset.js';
 import { trackStep } from './steps/track.js';
 import type { GatewayTracing } from './tracing/types.js';
+import { usageStep } from './steps/usage.js';
 import { hardenTransport } from './upstream/hardened-transport.js';
 import { DEFAULT_CACHE_LIMITS } from './upstream/response-cache.js';
 import { V1Client } from './upstream/v1-client.js';
@@ -94,12 +97,14 @@ export interface GatewayParts {
 export interface Gateway {
   router: Router;
   table: RouteTable;
+  /** The legacy calls counted per API key fingerprint (GET /usage on the metrics listener). */
+  usage: UsageTracker;
   /** Waits for the Idempotency-Key replies still being stored, then frees the upstream pools. */
   close(): Promise<void>;
 }
 
 /** The steps every request goes through, in order (README: Architecture). */
-function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
+function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, usage: UsageTracker): Step[] {
   const { lifecycle, recorder } = parts;
   const steps: Step[] = [];
   // First: every other step, and the route, run within the request's server span.
@@ -107,7 +112,7 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics): Step[] {
   if (parts.demo) steps.push(demoNoticeStep);
   if (parts.sunset) steps.push(sunsetStep(parts.sunset));
   if (lifecycle) steps.push(trackStep(lifecycle));
-  steps.push(countStep(metrics), logStep(parts.logger), guardStep);
+  steps.push(countStep(metrics), logStep(parts.logger), usageStep(usage), guardStep);
   if (recorder) steps.push(recorder);
   return steps;
 }
@@ -228,11 +233,16 @@ export function createGateway(parts: GatewayParts): Gateway {
     }),
     passthrough,
   });
-  const router = createGatewayRouter({ table, steps: orderedSteps(parts, metrics), fallbackApiKey: settings.upstreamApiKey });
+  // Who still calls the old API (GET /usage): shared through Redis when the state is, else this process's.
+  const usageStore = shared && runsScripts(shared.redis) ? createRedisUsageStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
+  const usage = createUsageTracker({ secret: parts.secret ?? randomBytes(32), logger: parts.logger, ...(usageStore ? { shared: usageStore } : {}) });
+  const router = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage), fallbackApiKey: settings.upstreamApiKey });
   return {
     router,
     table,
+    usage,
     async close() {
+      await usage.close();
       await claims.close();
       await passthrough.close();
       // After a drain every payment has answered (must-finish, held): the v1 calls left belong to reads the

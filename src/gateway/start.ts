@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { ConfigError, isLoopbackHost, upstreamAddress, type GatewayConfig } from './config.js';
 import { composeGateway, type ComposedGateway } from './compose.js';
+import type { Gateway } from './create-gateway.js';
 import { routerListener } from './edge/router.js';
 import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
 import { loadMappingDirectory, type MappingDirectory } from './loaders/mapping-files.js';
@@ -158,10 +159,10 @@ function closingTracing(composed: ComposedGateway, tracing: GatewayTracing): Com
   };
 }
 
-async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, undo: () => Promise<void>): Promise<MetricsServer | undefined> {
+async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, usage: Gateway['usage'], undo: () => Promise<void>): Promise<MetricsServer | undefined> {
   if (!prometheus || config.metricsPort === undefined) return undefined;
   try {
-    return await startMetricsServer({ registry: prometheus.registry, host: config.host, port: config.metricsPort });
+    return await startMetricsServer({ registry: prometheus.registry, host: config.host, port: config.metricsPort, usage });
   } catch (err) {
     await undo();
     throw err;
@@ -217,7 +218,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     throw err;
   });
   const resources: Resources = { server, lifecycle, composed, recorder };
-  resources.metricsServer = await startMetrics(prometheus, config, async () => {
+  resources.metricsServer = await startMetrics(prometheus, config, gateway.usage, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await composed.close();
   });

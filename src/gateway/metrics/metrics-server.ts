@@ -1,9 +1,11 @@
-// Serves `GET /metrics` (Prometheus text format) on METRICS_PORT, a listener of its own: the public
-// port never publishes metrics, so a DNS-swapped gateway does not expose them to the internet. It answers
-// nothing else, and never writes a request value into its reply.
+// Serves `GET /metrics` (Prometheus text format) and `GET /usage` (the legacy calls per API key
+// fingerprint, JSON: state/usage-tracker.ts, docs/usage.md) on METRICS_PORT, a listener of its own: the
+// public port never publishes either, so a DNS-swapped gateway does not expose them to the internet. It
+// answers nothing else, and never writes a request value into its reply.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { UsageReport } from '../state/usage-tracker.js';
 
 export interface MetricsServer {
   url: string;
@@ -11,10 +13,39 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(options: { registry: Registry; host: string; port: number }): Promise<MetricsServer> {
+export interface MetricsServerOptions {
+  registry: Registry;
+  host: string;
+  port: number;
+  /** GET /usage's source (the gateway's usage tracker); unset: /usage is not served. */
+  usage?: { report(): Promise<UsageReport> };
+}
+
+/** GET /usage: the report as JSON; 503 when the shared store cannot be read (Redis down). */
+function serveUsage(usage: { report(): Promise<UsageReport> }, req: http.IncomingMessage, res: http.ServerResponse): void {
+  usage.report().then(
+    (report) => {
+      const text = `${JSON.stringify(report)}\n`;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : text);
+    },
+    () => {
+      const text = `${JSON.stringify({ error: 'usage unavailable: the shared counts (Redis) cannot be read now' })}\n`;
+      res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : text);
+    },
+  );
+}
+
+export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 15_000, keepAliveTimeout: 5_000 }, (req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    const readable = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/usage' && options.usage && readable) {
+      serveUsage(options.usage, req, res);
+      return;
+    }
+    if (path !== '/metrics' || !readable) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
     }

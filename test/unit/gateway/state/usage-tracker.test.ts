@@ -116,10 +116,16 @@ describe('counts in process', () => {
   });
 });
 
+interface FakeStore extends SharedUsageStore {
+  up: boolean;
+  failing: boolean;
+  handed: UsageBatch[];
+}
+
 /** A shared store in memory that can be down or failing, and records every batch it was handed. */
-function fakeStore() {
+function fakeStore(): FakeStore {
   const applied = new Map<string, UsageBatch>();
-  const store = {
+  const store: FakeStore = {
     up: true,
     failing: false,
     handed: [] as UsageBatch[],
@@ -137,7 +143,7 @@ function fakeStore() {
         [...calls].map(([fingerprint, n]) => ({ fingerprint, calls: n, methods: {}, firstSeen: '', lastSeen: '', userAgents: [] })),
       );
     },
-  } satisfies SharedUsageStore & Record<string, unknown>;
+  };
   return store;
 }
 

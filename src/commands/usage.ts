@@ -1,0 +1,170 @@
+// `legacy-gateway usage --url <metrics url>`: who still calls the old API. Fetches GET /usage from a
+// gateway's metrics listener (METRICS_PORT) and prints one row per integration (API key fingerprint),
+// most recently seen first: calls, last seen, top methods, user agents; `--json` prints the reply as it
+// came. `--fingerprint-of <key>` prints the fingerprint of a key under GATEWAY_SECRET (`-`: the key is read
+// from stdin, out of the shell's history), or, with --url, only that integration's row (docs/usage.md).
+// Exit codes: 0 fine (an integration with no calls counted included), 1 the usage could not be fetched,
+// 2 a usage error.
+import { usageFingerprint, type IntegrationUsage } from '../gateway/state/usage-tracker.js';
+
+export interface UsageOptions {
+  url?: string;
+  json?: boolean;
+  fingerprintOf?: string;
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+export interface UsageIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  readStdin: () => Promise<string>;
+  fetch: typeof fetch;
+}
+
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+/** The /usage URL of a metrics listener given as `http://host:port`, `.../metrics` or `.../usage`. */
+export function usageUrl(given: string): URL {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new UsageError(`--url: not a URL: ${given}`, 2);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url: must be http:// or https://', 2);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith('/metrics')) url.pathname = `${path.slice(0, -'/metrics'.length)}/usage`;
+  else if (!path.endsWith('/usage')) url.pathname = `${path}/usage`;
+  url.search = '';
+  return url;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** Text from the gateway as it may reach a terminal. */
+const printable = (text: string): string => text.replace(CONTROL, '');
+
+function isIntegration(value: unknown): value is IntegrationUsage {
+  const i = value as Partial<IntegrationUsage> | null;
+  return (
+    typeof i === 'object' &&
+    i !== null &&
+    typeof i.fingerprint === 'string' &&
+    typeof i.calls === 'number' &&
+    typeof i.lastSeen === 'string' &&
+    typeof i.methods === 'object' &&
+    i.methods !== null &&
+    Array.isArray(i.userAgents)
+  );
+}
+
+async function fetchUsage(url: URL, io: UsageIo): Promise<{ text: string; integrations: IntegrationUsage[] }> {
+  let reply: Response;
+  try {
+    reply = await io.fetch(url, { signal: AbortSignal.timeout(10_000), headers: { accept: 'application/json' } });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    throw new UsageError(`cannot fetch ${url.href}: ${cause}`, 1);
+  }
+  const text = await reply.text().catch(() => '');
+  if (reply.status !== 200) {
+    const hint = reply.status === 404 ? ' (is it the metrics listener, METRICS_PORT, of a gateway that serves /usage?)' : '';
+    throw new UsageError(`cannot fetch ${url.href}: HTTP ${reply.status}${hint}`, 1);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UsageError(`cannot fetch ${url.href}: the reply is not JSON`, 1);
+  }
+  const list = (body as { integrations?: unknown } | null)?.integrations;
+  if (!Array.isArray(list) || !list.every(isIntegration)) throw new UsageError(`cannot fetch ${url.href}: the reply is not a usage report`, 1);
+  return { text, integrations: list };
+}
+
+/** `clients 12, payment 3, ...` (the three most called). */
+function topMethods(methods: Record<string, number>): string {
+  const sorted = Object.entries(methods).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+  const shown = sorted.slice(0, 3).map(([name, n]) => `${name} ${n}`);
+  if (sorted.length > 3) shown.push(`+${sorted.length - 3} more`);
+  return printable(shown.join(', '));
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The table, most recently seen first. */
+export function usageTable(integrations: readonly IntegrationUsage[]): string {
+  if (integrations.length === 0) return 'no legacy calls counted\n';
+  const sorted = [...integrations].sort((a, b) => (a.lastSeen === b.lastSeen ? 0 : a.lastSeen < b.lastSeen ? 1 : -1));
+  const rows = sorted.map((i) => [
+    printable(i.fingerprint),
+    String(i.calls),
+    printable(i.lastSeen),
+    topMethods(i.methods),
+    cut(printable(i.userAgents.join('; ')), 80) || '-',
+  ]);
+  const header = ['FINGERPRINT', 'CALLS', 'LAST SEEN', 'TOP METHODS', 'USER AGENTS'];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] as string).length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => (c === 1 ? cell.padStart(widths[c] as number) : cell.padEnd(widths[c] as number)))
+      .join('  ')
+      .trimEnd();
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}
+
+async function keyToFingerprint(given: string, env: Environment, io: UsageIo): Promise<string> {
+  const secret = env.GATEWAY_SECRET;
+  if (secret === undefined || secret === '') {
+    throw new UsageError(
+      '--fingerprint-of: GATEWAY_SECRET is not set; it must be the gateways\' own (without it each gateway process fingerprints under a random secret of its own, which nothing can reproduce)',
+      2,
+    );
+  }
+  const key = given === '-' ? (await io.readStdin()).split(/\r?\n/)[0] ?? '' : given;
+  return usageFingerprint(secret, key);
+}
+
+async function run(opts: UsageOptions, env: Environment, io: UsageIo): Promise<void> {
+  const fingerprint = opts.fingerprintOf === undefined ? undefined : await keyToFingerprint(opts.fingerprintOf, env, io);
+  if (opts.url === undefined) {
+    if (fingerprint === undefined) throw new UsageError('--url: required (the metrics listener of a gateway, e.g. http://127.0.0.1:9464)', 2);
+    io.out(`${fingerprint}\n`);
+    return;
+  }
+  const { text, integrations } = await fetchUsage(usageUrl(opts.url), io);
+  const shown = fingerprint === undefined ? integrations : integrations.filter((i) => i.fingerprint === fingerprint);
+  if (opts.json) io.out(fingerprint === undefined ? (text.endsWith('\n') ? text : `${text}\n`) : `${JSON.stringify({ integrations: shown })}\n`);
+  else io.out(usageTable(shown));
+}
+
+const defaultIo: UsageIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  fetch: (...args) => fetch(...args),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+};
+
+export async function runUsage(opts: UsageOptions, env: Environment = process.env, io: UsageIo = defaultIo): Promise<void> {
+  try {
+    await run(opts, env, io);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`legacy-gateway usage: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+  }
+}
