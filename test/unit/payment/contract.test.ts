@@ -47,7 +47,7 @@ describe('the legacy codes', () => {
   });
 
   it('are exactly the codes of the README payment table', async () => {
-    const readme = await readText('../../../README.md');
+    const readme = await readText('../../../docs/legacy-api.md');
     const section = readme.slice(readme.indexOf('## POST /api/payment'));
     const rest = section.slice(section.indexOf('| Code | When |'));
     const table = rest.slice(0, rest.indexOf('\n\n')).split('\n').slice(2);
