@@ -78,9 +78,14 @@ program
 
 program
   .command('check')
-  .description('probe what the gateway depends on, in order: settings and mappings, upstream reachable, key accepted, account gates, and the key on every v1 resource the mappings use (one GET with limit=1 each)\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR, UPSTREAM_TIMEOUT_MS; exit 1 when a check fails)')
+  .description('probe what the gateway depends on, in order: settings and mappings, upstream reachable, key accepted, account gates, and the key on every v1 resource the mappings use (one GET with limit=1 each)\n(reads UPSTREAM_URL, UPSTREAM_API_KEY, MAPPINGS_DIR, UPSTREAM_TIMEOUT_MS; exit 1 when a check fails, or when no key was given to test)')
   .option('--json', 'machine-readable output')
-  .action(async (opts: { json?: boolean }) => {
+  .option('--api-key <key>', "test this key (a caller's own) instead of UPSTREAM_API_KEY; it is never printed", (v: string) => {
+    if (v.trim() === '') throw new InvalidArgumentError('a key, not an empty string');
+    return v;
+  })
+  .option('--skip-upstream', 'check the settings and mappings only, without any v1 call (without it, no key to test is a failure)')
+  .action(async (opts: { json?: boolean; apiKey?: string; skipUpstream?: boolean }) => {
     const { runCheck } = await import('./commands/check.js');
     await runCheck(opts);
   });
@@ -113,6 +118,13 @@ program
   });
 
 registerReplayCommand(program);
+
+// A reader that goes away (`legacy-gateway openapi | head -1`) ends the output, not the command with a stack
+// trace: the command exits quietly, with its own code if it has set one.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
 
 try {
   await program.parseAsync(process.argv);

@@ -3,7 +3,9 @@
 // accepted (401 invalid_key); the account is not gated (403 account_*, 503 maintenance: one line for the
 // whole account); and the key may read every v1 resource the mappings use (one GET with limit=1 each; 403
 // resource_not_allowed, 429 budget). A check that cannot tell anything because an earlier one failed is
-// reported as not run, never as a failure of its own. It never writes, and never prints a key.
+// reported as not run, never as a failure of its own. It never writes, and never prints a key. The key tested
+// is UPSTREAM_API_KEY, or a caller's own given with --api-key; with neither (and a real upstream) nothing is
+// probed, and that fails, unless --skip-upstream asks for the settings and mappings alone.
 // Exit code (README: Exit codes): 0 when nothing failed (warnings allowed), 1 when a check failed.
 import { Client, errors as undiciErrors } from 'undici';
 import { ConfigError, loadConfig, type GatewayConfig } from '../gateway/config.js';
@@ -273,21 +275,38 @@ async function probeUpstream(lines: CheckLine[], resources: string[], prober: Pr
   return undefined;
 }
 
-/** Runs every check in order; a failure that makes later checks pointless ends the run there. */
-export async function checkGateway(): Promise<CheckReport> {
+export interface CheckOptions {
+  /** --api-key: a caller's own key, tested instead of UPSTREAM_API_KEY (never printed). */
+  apiKey?: string | undefined;
+  /** --skip-upstream: the settings and mappings alone, no v1 call. */
+  skipUpstream?: boolean | undefined;
+}
+
+/** Runs every check in order; a failure that makes later checks pointless ends the run there. Without a key
+ * to test (UPSTREAM_API_KEY or --api-key) against a real upstream, the upstream checks are not made, and that
+ * is a failure: a check that could not test the key proves nothing (--skip-upstream asks for less). */
+export async function checkGateway(options: CheckOptions = {}): Promise<CheckReport> {
   const lines: CheckLine[] = [];
   const plan = await planChecks(lines);
   if (!('config' in plan)) return { ok: false, checks: lines, notRun: plan };
+  if (options.skipUpstream) {
+    lines.push(line('upstream', 'warn', 'not checked (--skip-upstream): reachability, the key, the account gates and the reads were not probed'));
+    return { ok: lines.every((l) => l.ok), checks: lines };
+  }
 
   let sandbox: RunningSandbox | undefined;
   let prober: Prober | undefined;
   const { config } = plan;
-  let apiKey = config.upstreamApiKey;
+  let apiKey = options.apiKey ?? config.upstreamApiKey;
+  if (apiKey === undefined && config.upstreamUrl !== undefined) {
+    lines.push(line('api key', 'fail', 'no key given (UPSTREAM_API_KEY or --api-key): the upstream checks were not made (--skip-upstream checks the settings and mappings alone)'));
+    return { ok: false, checks: lines };
+  }
   let notRun: NotRun | undefined;
   try {
     let upstreamUrl = config.upstreamUrl;
     let shownUpstream = upstreamUrl ?? '';
-    let keyName = apiKey === undefined ? undefined : 'UPSTREAM_API_KEY';
+    let keyName = apiKey === undefined ? undefined : options.apiKey !== undefined ? 'the key of --api-key' : 'UPSTREAM_API_KEY';
     if (upstreamUrl === undefined) {
       sandbox = await startSandbox({ port: 0 });
       upstreamUrl = sandbox.url;
@@ -318,8 +337,8 @@ function notRunText(n: NotRun): string {
 
 const MARK: Readonly<Record<CheckResult, string>> = { ok: 'ok', warn: 'warn', fail: 'FAIL' };
 
-export async function runCheck(opts: { json?: boolean }): Promise<void> {
-  const report = await checkGateway();
+export async function runCheck(opts: { json?: boolean; apiKey?: string; skipUpstream?: boolean }): Promise<void> {
+  const report = await checkGateway({ apiKey: opts.apiKey, skipUpstream: opts.skipUpstream });
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {

@@ -198,14 +198,61 @@ describe('legacy-gateway check: key, gates and reads', () => {
     expect(run.stdout).not.toContain('not-a-valid-key-4711');
   });
 
-  it('no key: a warning that every caller must send its own, and nothing failed', async () => {
-    const run = await check({ UPSTREAM_URL: sandbox.url });
+  it('no key (neither UPSTREAM_API_KEY nor --api-key): one failure saying the upstream checks were not made, exit 1, no v1 call', async () => {
+    const before = sandbox.state.requests.length;
+    for (const args of [[], ['--json']]) {
+      const run = await check({ UPSTREAM_URL: sandbox.url }, args);
+      expect(run.code).toBe(1);
+      const failure = 'no key given (UPSTREAM_API_KEY or --api-key): the upstream checks were not made (--skip-upstream checks the settings and mappings alone)';
+      if (args.length === 0) {
+        expect(run.lines).toEqual([mappingsLine, row('FAIL', 'api key', failure)]);
+      } else {
+        expect(JSON.parse(run.stdout)).toEqual({
+          ok: false,
+          checks: [
+            { check: 'mappings', ok: true, result: 'ok', detail: expect.any(String) as unknown },
+            { check: 'api key', ok: false, result: 'fail', detail: failure },
+          ],
+        });
+      }
+      expect(run.stderr).toBe('');
+    }
+    expect(sandbox.state.requests.length).toBe(before);
+  });
+
+  it('--skip-upstream: the settings and mappings alone, no v1 call, exit 0 (with or without a key)', async () => {
+    const before = sandbox.state.requests.length;
+    for (const settings of [{ UPSTREAM_URL: sandbox.url }, { UPSTREAM_URL: sandbox.url, UPSTREAM_API_KEY: SANDBOX_KEYS.primary }]) {
+      const run = await check(settings, ['--skip-upstream']);
+      expect(run.code).toBe(0);
+      expect(run.lines).toEqual([
+        mappingsLine,
+        row('warn', 'upstream', 'not checked (--skip-upstream): reachability, the key, the account gates and the reads were not probed'),
+      ]);
+    }
+    expect(sandbox.state.requests.length).toBe(before);
+    // Bad mappings still fail.
+    const bad = await check({ UPSTREAM_URL: sandbox.url, MAPPINGS_DIR: path.join(root, 'test/fixtures/bad-mappings') }, ['--skip-upstream']);
+    expect(bad.code).toBe(1);
+  });
+
+  it("--api-key tests a caller's own key instead of UPSTREAM_API_KEY, and never prints it", async () => {
+    const before = sandbox.state.requests.length;
+    const run = await check({ UPSTREAM_URL: sandbox.url, UPSTREAM_API_KEY: 'not-a-valid-key-4711' }, ['--api-key', SANDBOX_KEYS.primary]);
     expect(run.code).toBe(0);
-    expect(run.lines.slice(1)).toEqual([
-      row('ok', 'upstream reachable', `${sandbox.url} answers HTTP 401`),
-      row('warn', 'api key', 'UPSTREAM_API_KEY is not set: every caller must send its own key'),
-      row('--', 'not run', `account gates, ${resources.length} resource reads: no key to read with (v1 answers 401 without one)`),
+    expect(run.lines.slice(0, 4)).toEqual([
+      mappingsLine,
+      row('ok', 'upstream reachable', `${sandbox.url} answers HTTP 200`),
+      row('ok', 'api key', 'the key of --api-key is accepted'),
+      row('ok', 'account gates', 'none: the account may use the API'),
     ]);
+    expect(sandbox.state.requests.slice(before).every((r) => r.apiKey)).toBe(true);
+    const invalid = await check({ UPSTREAM_URL: sandbox.url }, ['--api-key', 'callers-own-bad-key-0815']);
+    expect(invalid.code).toBe(1);
+    expect(invalid.lines[2]).toBe(row('FAIL', 'api key', 'the key is not valid (401 invalid_key)'));
+    for (const r of [run, invalid]) expect(r.stdout + r.stderr).not.toMatch(/callers-own-bad-key-0815|not-a-valid-key-4711|sandbox-primary-key/);
+    const empty = await check({ UPSTREAM_URL: sandbox.url }, ['--api-key', '']);
+    expect(empty.code).toBe(2);
   });
 
   it.each([
