@@ -1,10 +1,10 @@
 // The runbooks in docs/ and the READMEs in deploy/ hold commands and configuration an operator copies: each is
-// checked against what it names. The canary's nginx configuration passes `nginx -t` (its host names and
-// certificate files replaced by ones this machine has), the sidecar's systemd unit passes
-// `systemd-analyze verify` and starts node as `npm start` does, the pod sidecar passes the Kubernetes API's
-// schemas, the metrics and label values named exist in the gateway, the replay gate's number is the
-// fixture's count of planted differences, every compose service a command names exists, and every link
-// points at a file of the repository.
+// checked against what it names, and so are the README and the other pages of docs/. The canary's nginx
+// configuration passes `nginx -t` (its host names and certificate files replaced by ones this machine has),
+// the sidecar's systemd unit passes `systemd-analyze verify` and starts node as `npm start` does, the pod
+// sidecar passes the Kubernetes API's schemas, the metrics and label values named exist in the gateway, the
+// replay gate's number is the fixture's count of planted differences, every compose service a command names
+// exists, and every link points at a file of the repository (and at a heading of it, when it names one).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,13 @@ import { ROOT, composeProject, type JsonObject } from './compose-files.js';
 import { KNOWN_VARIABLES, gatewayOwnPaths, nodeFlagsOfStartScript } from './gateway-facts.js';
 import { at, schemaProblems, typeProblems, type KubeObject } from './kubernetes-objects.js';
 
-const DOCS = ['docs/dns-swap.md', 'docs/sidecar.md', 'docs/replicas.md', 'deploy/README.md', 'deploy/kubernetes/README.md'];
+// The README, every page of docs/ (the runbooks and the reference pages), and the deploy/ READMEs.
+const DOCS = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`),
+  'deploy/README.md',
+  'deploy/kubernetes/README.md',
+];
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
 const scratch = mkdtempSync(path.join(tmpdir(), 'deploy-docs-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -165,12 +171,27 @@ describe('every runbook', () => {
     }
   });
 
-  it('links only to files of the repository', () => {
+  it('links only to files of the repository, and to headings those pages have', () => {
     for (const file of DOCS) {
-      for (const [, target] of read(file).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
-        if (/^https?:/.test(target ?? '')) continue;
-        expect(existsSync(path.resolve(ROOT, path.dirname(file), target ?? '')), `${file}: ${target}`).toBe(true);
+      for (const [, target = '', anchor] of read(file).matchAll(/\]\(([^)#\s]*)(?:#([^)\s]*))?\)/g)) {
+        if (/^https?:/.test(target)) continue;
+        const linked = path.resolve(ROOT, path.dirname(file), target === '' ? path.basename(file) : target);
+        expect(existsSync(linked), `${file}: ${target}`).toBe(true);
+        if (anchor !== undefined && linked.endsWith('.md')) expect(headingAnchors(linked), `${file}: ${target}#${anchor}`).toContain(anchor);
       }
     }
   });
 });
+
+/** The anchors a markdown renderer gives the headings of a file (outside code blocks): lower case, backticks
+ * and punctuation dropped, spaces as hyphens, a repeated heading numbered from -1. */
+function headingAnchors(file: string): string[] {
+  const seen = new Map<string, number>();
+  const prose = readFileSync(file, 'utf8').replace(/^( *)```[\s\S]*?^\1```$/gm, '');
+  return [...prose.matchAll(/^#{1,6} (.+)$/gm)].map(([, heading = '']) => {
+    const slug = heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    return count === 0 ? slug : `${slug}-${count}`;
+  });
+}
