@@ -71,7 +71,8 @@ async function fetchUsage(url: URL, io: UsageIo): Promise<{ text: string; integr
   try {
     reply = await io.fetch(url, { signal: AbortSignal.timeout(10_000), headers: { accept: 'application/json' } });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    const inner = (err as { cause?: { code?: string; message?: string } }).cause;
+    const cause = inner?.code ?? (inner?.message || (err as Error).message || 'error');
     throw new UsageError(`cannot fetch ${url.href}: ${cause}`, 1);
   }
   const text = await reply.text().catch(() => '');

@@ -8,6 +8,7 @@
 // - Redis stopped: calls are still answered and counted in process, and reach Redis once it is back;
 // - the Redis store applies a batch once (a retry of an applied batch changes nothing), and counts the
 //   fingerprints past its bound under `other`.
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -193,10 +194,18 @@ describe('GET /usage across two replicas sharing Redis', () => {
     await runUsage({ fingerprintOf: KEY_A }, { GATEWAY_SECRET }, io);
     expect(out.join('')).toBe(`${FP_A}\n`);
 
-    // A listener that cannot be reached: exit 1.
-    await runUsage({ url: 'http://127.0.0.1:1' }, {}, io);
+    // A listener that cannot be reached (a port that was free a moment ago): exit 1.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as net.AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    await runUsage({ url: `http://127.0.0.1:${port}` }, {}, io);
     expect(process.exitCode).toBe(1);
-    expect(err.join('')).toContain('cannot fetch http://127.0.0.1:1/usage');
+    expect(err.join('')).toContain(`cannot fetch http://127.0.0.1:${port}/usage: ECONNREFUSED`);
+    // The public port is no metrics listener: exit 1 too.
+    await runUsage({ url: a.url }, {}, io);
+    expect(err.join('')).toMatch(/cannot fetch .*\/usage: HTTP \d+/);
+    expect(process.exitCode).toBe(1);
     process.exitCode = 0;
   });
 
