@@ -99,9 +99,11 @@ program
   .option('--upstream <url>', "v1's base URL (default: UPSTREAM_URL)")
   .option('--tls-cert <path>', 'listen with TLS: the certificate file (with --tls-key)')
   .option('--tls-key <path>', 'listen with TLS: the private key file (with --tls-cert)')
+  .option('--tls-protocols <list>', 'with TLS: the protocol versions offered, consecutive (e.g. TLSv1.1,TLSv1.2,TLSv1.3; TLSv1 and TLSv1.1 need --tls-ciphers with @SECLEVEL=0)')
+  .option('--tls-ciphers <string>', 'with TLS: the OpenSSL cipher string (e.g. DEFAULT:@SECLEVEL=0 for TLS 1.0/1.1 clients; docs/old-tls-clients.md)')
   .option('--mappings <dir>', 'mappings directory (default: MAPPINGS_DIR or the shipped mappings/)')
   .option('--upstream-timeout-ms <ms>', 'the v1 timeout (default: UPSTREAM_TIMEOUT_MS or 10000)')
-  .action(async (opts: { format?: string; listen: string; gateway: string[]; upstream?: string; tlsCert?: string; tlsKey?: string; mappings?: string; upstreamTimeoutMs?: string }) => {
+  .action(async (opts: { format?: string; listen: string; gateway: string[]; upstream?: string; tlsCert?: string; tlsKey?: string; tlsProtocols?: string; tlsCiphers?: string; mappings?: string; upstreamTimeoutMs?: string }) => {
     const { runRoutes } = await import('./commands/routes.js');
     await runRoutes(opts);
   });

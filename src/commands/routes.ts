@@ -19,6 +19,8 @@ export interface RoutesOptions {
   upstream?: string;
   tlsCert?: string;
   tlsKey?: string;
+  tlsProtocols?: string;
+  tlsCiphers?: string;
   mappings?: string;
   upstreamTimeoutMs?: string;
 }
@@ -42,7 +44,7 @@ function frontSettings(opts: RoutesOptions, env: Environment): FrontSettings {
     listen: parseListen(opts.listen ?? '8080'),
     gateways: parseGateways(opts.gateway ?? []),
     upstream: parseUpstream(upstream, opts.upstream !== undefined ? '--upstream' : 'UPSTREAM_URL'),
-    tls: parseTls(opts.tlsCert, opts.tlsKey),
+    tls: parseTls(opts.tlsCert, opts.tlsKey, opts.tlsProtocols, opts.tlsCiphers),
   };
 }
 

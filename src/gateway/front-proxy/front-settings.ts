@@ -31,8 +31,22 @@ export interface FrontSettings {
   /** One or more gateway replicas, all with the same scheme. */
   gateways: readonly Origin[];
   upstream: V1Origin;
-  /** Listen with TLS: the certificate (chain) and its private key, as files. */
-  tls: { certFile: string; keyFile: string } | undefined;
+  /** Listen with TLS: the certificate (chain) and its private key, as files; the protocol versions and the
+   * cipher string when the defaults are not wanted (old clients: docs/old-tls-clients.md). */
+  tls: TlsSettings | undefined;
+}
+
+/** The TLS protocol versions a front may offer, oldest first, as nginx spells them. */
+export const TLS_PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+export type TlsProtocol = (typeof TLS_PROTOCOLS)[number];
+
+export interface TlsSettings {
+  certFile: string;
+  keyFile: string;
+  /** --tls-protocols: consecutive versions, oldest first; undefined: the proxy's defaults. */
+  protocols?: readonly TlsProtocol[];
+  /** --tls-ciphers: an OpenSSL cipher string (TLS 1.2 and older); undefined: the proxy's defaults. */
+  ciphers?: string;
 }
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
@@ -101,9 +115,47 @@ function filePath(text: string, option: string): string {
   return text;
 }
 
-/** Both or neither. */
-export function parseTls(certFile: string | undefined, keyFile: string | undefined): FrontSettings['tls'] {
-  if (certFile === undefined && keyFile === undefined) return undefined;
+/** `TLSv1.1,TLSv1.2` (commas or spaces; `TLSv1.0` is `TLSv1`; any case): known names only, each once, consecutive. */
+function parseTlsProtocols(text: string): TlsProtocol[] {
+  const names = text.split(/[\s,]+/).filter((n) => n !== '');
+  const known = names.map((name) => {
+    const canonical = TLS_PROTOCOLS.find((p) => p.toLowerCase() === name.toLowerCase().replace(/^tlsv1\.0$/, 'tlsv1'));
+    if (canonical === undefined) throw new FrontSettingError(`--tls-protocols: unknown protocol "${name.replace(/[^\x21-\x7e]/g, '?').slice(0, 20)}": use ${TLS_PROTOCOLS.join(', ')}`);
+    return canonical;
+  });
+  if (known.length === 0) throw new FrontSettingError(`--tls-protocols: name at least one of ${TLS_PROTOCOLS.join(', ')}`);
+  const indexes = [...new Set(known.map((p) => TLS_PROTOCOLS.indexOf(p)))].sort((a, b) => a - b);
+  if (indexes.length !== known.length) throw new FrontSettingError('--tls-protocols: a protocol is named twice');
+  if (indexes.some((i, n) => n > 0 && i !== indexes[n - 1]! + 1)) {
+    throw new FrontSettingError('--tls-protocols: the versions must be consecutive (HAProxy takes a lowest and a highest version)');
+  }
+  return indexes.map((i) => TLS_PROTOCOLS[i]!);
+}
+
+/** An OpenSSL cipher string of safe characters only: nothing that could end the directive or the line. */
+const CIPHER_STRING = /^[A-Za-z0-9!+\-:@=._]{1,1024}$/;
+
+/** Both or neither; --tls-protocols and --tls-ciphers only with them. TLS 1.0 and 1.1 need `@SECLEVEL=0` in the
+ * cipher string: OpenSSL 3 refuses them at any higher security level, whatever the protocols say. */
+export function parseTls(certFile: string | undefined, keyFile: string | undefined, protocols?: string, ciphers?: string): FrontSettings['tls'] {
+  if (certFile === undefined && keyFile === undefined) {
+    if (protocols !== undefined || ciphers !== undefined) {
+      throw new FrontSettingError(`${protocols !== undefined ? '--tls-protocols' : '--tls-ciphers'}: only with TLS on (--tls-cert and --tls-key)`);
+    }
+    return undefined;
+  }
   if (certFile === undefined || keyFile === undefined) throw new FrontSettingError('--tls-cert and --tls-key: give both (listen with TLS) or neither');
-  return { certFile: filePath(certFile, '--tls-cert'), keyFile: filePath(keyFile, '--tls-key') };
+  const tls: TlsSettings = { certFile: filePath(certFile, '--tls-cert'), keyFile: filePath(keyFile, '--tls-key') };
+  if (ciphers !== undefined) {
+    if (!CIPHER_STRING.test(ciphers)) throw new FrontSettingError('--tls-ciphers: an OpenSSL cipher string: letters, digits and ! + - : @ = . _ only (e.g. DEFAULT:@SECLEVEL=0)');
+    tls.ciphers = ciphers;
+  }
+  if (protocols !== undefined) {
+    tls.protocols = parseTlsProtocols(protocols);
+    const old = tls.protocols.filter((p) => p === 'TLSv1' || p === 'TLSv1.1');
+    if (old.length > 0 && !/@SECLEVEL=0(?![0-9])/.test(tls.ciphers ?? '')) {
+      throw new FrontSettingError(`--tls-protocols ${old.join(', ')}: OpenSSL 3 offers them only at security level 0: add --tls-ciphers with @SECLEVEL=0 (e.g. DEFAULT:@SECLEVEL=0; docs/old-tls-clients.md)`);
+    }
+  }
+  return tls;
 }

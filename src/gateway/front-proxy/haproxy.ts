@@ -82,7 +82,12 @@ function bindLine(settings: FrontSettings): string {
   if (tls.keyFile !== tls.certFile && tls.keyFile !== `${tls.certFile}.key`) {
     throw new FrontSettingError(`--tls-key: HAProxy reads the key from the certificate's file or from ${tls.certFile}.key: name it so, or join the two files`);
   }
-  return `bind ${address} ssl crt ${tls.certFile}`;
+  // --tls-protocols as the lowest and highest version (HAProxy spells TLS 1.0 `TLSv1.0`), --tls-ciphers as they are
+  // (old clients: docs/old-tls-clients.md); else HAProxy's defaults.
+  const version = (p: string): string => (p === 'TLSv1' ? 'TLSv1.0' : p);
+  const protocols = tls.protocols ? ` ssl-min-ver ${version(tls.protocols[0]!)} ssl-max-ver ${version(tls.protocols.at(-1)!)}` : '';
+  const ciphers = tls.ciphers ? ` ciphers ${tls.ciphers}` : '';
+  return `bind ${address} ssl crt ${tls.certFile}${protocols}${ciphers}`;
 }
 
 function frontend(routes: FrontRoutes, settings: FrontSettings): string[] {

@@ -148,8 +148,16 @@ function comment(routes: FrontRoutes, settings: FrontSettings): string[] {
 function listenLines(settings: FrontSettings): string[] {
   const { host, port } = settings.listen;
   const address = host === undefined ? String(port) : `${host}:${port}`;
-  if (!settings.tls) return [`listen ${address};`];
-  return [`listen ${address} ssl;`, `ssl_certificate ${settings.tls.certFile};`, `ssl_certificate_key ${settings.tls.keyFile};`];
+  const { tls } = settings;
+  if (!tls) return [`listen ${address};`];
+  return [
+    `listen ${address} ssl;`,
+    `ssl_certificate ${tls.certFile};`,
+    `ssl_certificate_key ${tls.keyFile};`,
+    // --tls-protocols, --tls-ciphers (old clients: docs/old-tls-clients.md); else nginx's defaults.
+    ...(tls.protocols ? [`ssl_protocols ${tls.protocols.join(' ')};`] : []),
+    ...(tls.ciphers ? [`ssl_ciphers '${tls.ciphers}';`] : []),
+  ];
 }
 
 /** nginx verifies one name per upstream block: https replicas must share it. */
