@@ -5,6 +5,7 @@
 // carry an API key, a path or any other value taken from a request.
 import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ALL_PAYMENT_CODES } from '../../payment/codes.js';
 import { IDEMPOTENCY_EVENTS, type CacheEvent, type ClaimKind, type GatewayMetrics, type IdempotencyEvent, type UpstreamCall, type UpstreamOutcome, type UpstreamVerb } from './gateway-metrics.js';
 
 /** Route names that are not legacy methods; `other` stands for anything not known at start. */
@@ -20,7 +21,7 @@ export const V1_RESOURCES = ['clients', 'staff', 'practitioners', 'services', 's
 const WRITTEN_RESOURCES: ReadonlySet<string> = new Set(['clients', 'payments']);
 const UPSTREAM_VERBS: readonly UpstreamVerb[] = ['GET', 'POST'];
 /** The legacy payment codes: every one is exported from the start, at 0. */
-const PAYMENT_CODES = Array.from({ length: 13 }, (_, code) => String(code));
+const PAYMENT_CODES = ALL_PAYMENT_CODES.map(String);
 
 /** The package's version (package.json, three levels above src/gateway/metrics/ or dist/gateway/metrics/),
  * `unknown` when it cannot be read or does not look like a version. */
