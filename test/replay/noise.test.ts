@@ -63,7 +63,7 @@ async function forwardingV1(): Promise<RecordingUpstream> {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const reply = await fetch(`${sandbox.url}${req.url}`, { method: req.method, headers, body: req.body.length > 0 ? req.body : undefined });
+    const reply = await fetch(`${sandbox.url}${req.url}`, { method: req.method, headers, body: req.body.length > 0 ? new Uint8Array(req.body) : undefined });
     res.writeHead(reply.status, { 'content-type': reply.headers.get('content-type') ?? 'application/json' });
     res.end(Buffer.from(await reply.arrayBuffer()));
   });

@@ -9,13 +9,13 @@ import { DifferenceGroups, type DifferenceGroup } from '../difference-groups.js'
 import { OUTCOMES } from '../entry.js';
 import type { ReportMeta } from '../json.js';
 import type { ReplaySummary } from '../summary.js';
-import { CLIENT_SCRIPT } from './client-script.js';
 import type { PageEntry } from './entry-selection.js';
 import { entryHtml } from './entry-view.js';
 import { extrasHtml } from './extras-view.js';
 import { filtersHtml } from './filters-view.js';
 import { GroupIndex, groupsHtml } from './groups-view.js';
 import { escapeHtml, plural } from './html-text.js';
+import { PAGE_SCRIPT } from './page-script.js';
 import { STYLE } from './style.js';
 import { breakdownSection, verdictSection } from './summary-view.js';
 
@@ -87,7 +87,7 @@ ${breakdownSection(summary, meta)}
 ${filters}
 ${entriesSection(input, index)}
 </main>
-<script>${CLIENT_SCRIPT}</script>
+<script>${PAGE_SCRIPT}</script>
 </body>
 </html>
 `;

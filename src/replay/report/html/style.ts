@@ -1,5 +1,7 @@
 // The page's style sheet, inline (the page loads nothing). Light and dark, from the reader's setting;
 // colours carry meaning only together with a word (outcome, kind), never alone.
+// A string here rather than a .css file: the build (tsc) ships only what it compiles, so a style sheet
+// beside this file would not reach dist/.
 
 export const STYLE = `
 :root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d1d9e0;--panel:#f6f8fa;
