@@ -222,7 +222,8 @@ describe('legacy-gateway check: key, gates and reads', () => {
 
   it('--skip-upstream: the settings and mappings alone, no v1 call, exit 0 (with or without a key)', async () => {
     const before = sandbox.state.requests.length;
-    for (const settings of [{ UPSTREAM_URL: sandbox.url }, { UPSTREAM_URL: sandbox.url, UPSTREAM_API_KEY: SANDBOX_KEYS.primary }]) {
+    const withAndWithoutKey: Array<Record<string, string>> = [{ UPSTREAM_URL: sandbox.url }, { UPSTREAM_URL: sandbox.url, UPSTREAM_API_KEY: SANDBOX_KEYS.primary }];
+    for (const settings of withAndWithoutKey) {
       const run = await check(settings, ['--skip-upstream']);
       expect(run.code).toBe(0);
       expect(run.lines).toEqual([
