@@ -8,7 +8,7 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:26-bookworm-slim
 # MALLOC_ARENA_MAX=2: glibc's malloc keeps two arenas instead of one per thread (Node runs several), 10 to 20 MB
-# less resident under load on Node 24, at no measured CPU cost (README: Memory); `npm start` sets it too.
+# less resident under load on Node 24, at no measured CPU cost (docs/operations.md: memory); `npm start` sets it too.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
@@ -23,7 +23,7 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# The same heap flags as `npm start` (README: Memory): a small heap under load, without a full collection
+# The same heap flags as `npm start` (docs/operations.md: memory): a small heap under load, without a full collection
 # every few dozen milliseconds.
 ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "--initial-old-space-size=48", "dist/cli.js"]
 CMD ["serve"]

@@ -5,8 +5,7 @@
 // the same drift, so the medians of the two say whether a change of a few percent is real. With
 // `--with-minimal`, the minimal reshaper (on a /api/clients/0/N path) runs in every round too, and each
 // variant's CPU per request is printed beside it: what the gateway pays on top of the least code that
-// gives the legacy reply. Prints every run and the medians of CPU per request, req/s and peak RSS (README:
-// Benchmark).
+// gives the legacy reply. Prints every run and the medians of CPU per request, req/s and peak RSS (docs/benchmarks.md).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { argValue } from './child-args.js';

@@ -1,5 +1,5 @@
 // The bench's command-line options (`npm run bench -- --duration 6 --rounds 3`), read once, with their
-// defaults. README: Benchmark lists them.
+// defaults. docs/benchmarks.md lists them.
 
 function value(name: string): string | undefined {
   const i = process.argv.indexOf(name);

@@ -1,4 +1,4 @@
-// `npm run bench`: one bounded run on loopback (README: Benchmark). Starts a fake v1 upstream, then measures
+// `npm run bench`: one bounded run on loopback (docs/benchmarks.md). Starts a fake v1 upstream, then measures
 // every row (bench/targets.ts) with autocannon: the gateway (`dist/cli.js serve` as `npm start` runs it,
 // metrics on, logs at info to /dev/null) beside its baselines (direct v1, a minimal reshaper, a bare
 // express+HPM proxy), with Redis and with nginx in front when they are installed, and on Node 24 beside

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
-// Exit codes, the same for every command (README: Exit codes): 0 fine, 1 a problem found (a failed check,
+// Exit codes, the same for every command (docs/cli.md: exit codes): 0 fine, 1 a problem found (a failed check,
 // replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
 // option, bad option value, unusable input file or mappings); replay adds 130 for an interrupted run.
 import { readFileSync } from 'node:fs';
@@ -36,7 +36,7 @@ const program = new Command()
 
 program
   .command('serve')
-  .description('run the gateway; settings come from the environment (README: Configuration).\nWithout UPSTREAM_URL it serves from the embedded v1 sandbox.')
+  .description('run the gateway; settings come from the environment (docs/configuration.md).\nWithout UPSTREAM_URL it serves from the embedded v1 sandbox.')
   .action(async () => {
     const { runServe } = await import('./commands/serve.js');
     await runServe();

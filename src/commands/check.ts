@@ -6,7 +6,7 @@
 // reported as not run, never as a failure of its own. It never writes, and never prints a key. The key tested
 // is UPSTREAM_API_KEY, or a caller's own given with --api-key; with neither (and a real upstream) nothing is
 // probed, and that fails, unless --skip-upstream asks for the settings and mappings alone.
-// Exit code (README: Exit codes): 0 when nothing failed (warnings allowed), 1 when a check failed.
+// Exit code (docs/cli.md: exit codes): 0 when nothing failed (warnings allowed), 1 when a check failed.
 import { Client, errors as undiciErrors } from 'undici';
 import { ConfigError, loadConfig, type GatewayConfig } from '../gateway/config.js';
 import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';

@@ -1,5 +1,5 @@
 // `legacy-gateway coverage`: loads the mapping set and prints the field coverage matrix.
-// Mappings that cannot be loaded are an input error: one message on stderr, exit 2 (README: Exit codes).
+// Mappings that cannot be loaded are an input error: one message on stderr, exit 2 (docs/cli.md: exit codes).
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
 import { loadMappingFiles } from '../gateway/loaders/mapping-files.js';
 import { coverageRows, coverageText, sourceOf } from '../mapping/coverage.js';

@@ -1,7 +1,7 @@
 // `legacy-gateway routes --format nginx|haproxy`: prints the native front proxy's configuration, generated
 // from the mappings (the mapped legacy methods, the payment, calls carrying api_key and the health routes go
 // to the gateway; everything else straight to v1). It reads the mappings and the options, never starts a
-// server. A bad option or mappings that cannot be loaded: one line on stderr, exit 2 (README: Exit codes).
+// server. A bad option or mappings that cannot be loaded: one line on stderr, exit 2 (docs/cli.md: exit codes).
 import { SHIPPED_MAPPINGS_DIR, settingsSchema } from '../gateway/config.js';
 import { frontRoutes } from '../gateway/front-proxy/front-routes.js';
 import { FrontSettingError, parseGateways, parseListen, parseTls, parseUpstream, type FrontSettings } from '../gateway/front-proxy/front-settings.js';

@@ -1,6 +1,6 @@
 // `legacy-gateway sandbox`: the embedded v1 sandbox alone, on its own port, until SIGTERM/SIGINT.
 // A listener that cannot be opened (the port in use, an address not on this machine) is one line on
-// stderr and exit 1, as for `serve` (README: Exit codes); bad option values never get here (exit 2).
+// stderr and exit 1, as for `serve` (docs/cli.md: exit codes); bad option values never get here (exit 2).
 import { SANDBOX_KEYS, startSandbox, type RunningSandbox } from '../sandbox/index.js';
 
 /** Errors of listen() that say the address cannot be used, not that the code is wrong. */

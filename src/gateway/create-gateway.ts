@@ -103,7 +103,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** The steps every request goes through, in order (README: Architecture). */
+/** The steps every request goes through, in order (docs/architecture.md). */
 function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, usage: UsageTracker): Step[] {
   const { lifecycle, recorder } = parts;
   const steps: Step[] = [];

@@ -1,6 +1,6 @@
 // The gateway as a library: `legacyGateway({ upstreamUrl })` returns an Express router that an existing
 // Express app mounts (`app.use(legacyGateway({ upstreamUrl }))`), serving the legacy surface from the
-// v1 service. Options are the environment's settings in camelCase (README: Configuration), validated here
+// v1 service. Options are the environment's settings in camelCase (docs/configuration.md), validated here
 // once; mappings and operator files are loaded synchronously, before the router exists, so a bad one
 // throws at once instead of failing requests later. Listening, metrics, the drain on SIGTERM and the
 // recording of calls stay with the host application or with `legacy-gateway serve`. With `redisUrl` the

@@ -1,6 +1,6 @@
 // The gateway's one error type and its registry of stable codes. Each code has a legacy HTTP status and
 // a message written by the gateway; a message never carries a secret, a stack trace or the upstream's address.
-// The README's "Error codes" table lists every code (a test checks it).
+// docs/legacy-api.md's error codes table lists every code (a test checks it).
 
 export const ERROR_CODES = {
   LGW_BAD_REQUEST: { status: 400, summary: 'malformed legacy call (paging, id, lookup parameters, path)' },

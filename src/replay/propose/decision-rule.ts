@@ -1,5 +1,5 @@
 // The rule that turns the evidence about one legacy field into a proposed mapping edit, or into an
-// unexplained field. The rule for partial agreement, stated once (the README's replay section says the same):
+// unexplained field. The rule for partial agreement, stated once (docs/replay.md says the same):
 //
 //   A field is judged on every record of every entry where it differed, each paired with the v1 record it was
 //   written from (records whose v1 record could not be read are not counted). An edit is proposed only when

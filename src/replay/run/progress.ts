@@ -1,7 +1,7 @@
 // Shows how far a replay is: on a TTY one line redrawn in place (a bar, counts, rate, time left), anywhere
 // else a plain line every 10% so CI logs stay readable. Written to stderr so stdout keeps only the summary.
 // It must never print a URL or any recorded value (it only sees counts), and never throws.
-// (A library such as cli-progress was not worth a dependency for one line; see the README section.)
+// (A library such as cli-progress was not worth a dependency for one line; see docs/replay.md.)
 import type { Outcome } from '../report/entry.js';
 
 export interface ProgressState {
