@@ -67,18 +67,31 @@ async function startUpstream(upstream: string | undefined): Promise<GatewayUpstr
   };
 }
 
+/** The gateway's settings, as its own loader validates them (the gateway is loaded only when it runs here). */
+type GatewayConfig = import('../../gateway/config.js').GatewayConfig;
+
+/** The settings the replay decides for its own gateway: the operator's values of these are not read. */
+const DECIDED_BY_THE_REPLAY = ['PORT', 'HOST', 'RECORD_FILE', 'METRICS_PORT', 'UPSTREAM_URL', 'UPSTREAM_API_KEY'];
+
 /**
- * The operator's settings apply (mappings, time zone, cache), except where the replay decides: its own
- * upstream and key, a loopback ephemeral port, no recording of the replay itself, no metrics port.
+ * The operator's settings apply (mappings, time zone, cache, claims), except where the replay decides: its
+ * own upstream and key, a loopback ephemeral port, no recording of the replay itself, no metrics port,
+ * and quiet logs unless LOG_LEVEL asks for more. The decisions are made on the validated settings, which
+ * serve composes from too (start.ts, compose.ts): no environment is rewritten.
  */
-function inProcessGatewayEnv(env: NodeJS.ProcessEnv, upstreamUrl: string, apiKey: string | undefined): NodeJS.ProcessEnv {
-  const gatewayEnv: NodeJS.ProcessEnv = { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL ?? 'fatal' };
-  delete gatewayEnv.RECORD_FILE;
-  delete gatewayEnv.METRICS_PORT;
-  delete gatewayEnv.UPSTREAM_API_KEY;
-  gatewayEnv.UPSTREAM_URL = upstreamUrl;
-  if (apiKey !== undefined) gatewayEnv.UPSTREAM_API_KEY = apiKey;
-  return gatewayEnv;
+function replayGatewayConfig(env: NodeJS.ProcessEnv, upstreamUrl: string, apiKey: string | undefined, load: (env: NodeJS.ProcessEnv) => GatewayConfig): GatewayConfig {
+  const operator = load(Object.fromEntries(Object.entries(env).filter(([name]) => !DECIDED_BY_THE_REPLAY.includes(name))));
+  return {
+    ...operator,
+    upstreamUrl,
+    upstreamApiKey: apiKey,
+    port: 0,
+    host: '127.0.0.1',
+    hostExplicit: false,
+    recordFile: undefined,
+    metricsPort: undefined,
+    logLevel: env.LOG_LEVEL === undefined ? 'fatal' : operator.logLevel,
+  };
 }
 
 /** The gateway, in this process, on a loopback port, in front of the upstream (closed after the gateway). */
@@ -91,7 +104,7 @@ export async function startInProcessGateway(options: ReplayCommandOptions, env: 
   ]);
   const upstream = await startUpstream(options.upstream);
   try {
-    const config = loadConfig(inProcessGatewayEnv(env, upstream.url, options.apiKey ?? upstream.defaultKey));
+    const config = replayGatewayConfig(env, upstream.url, options.apiKey ?? upstream.defaultKey, loadConfig);
     // Gateway log lines go to stderr: stdout carries the replay's summary only.
     const logger = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
     const gateway = await startGateway({ config, logger });
