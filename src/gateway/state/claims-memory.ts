@@ -4,6 +4,7 @@
 // is kept past its time, as it still stands for a payment), and when the store is full a new claim is
 // refused (`full`) before any v1 call, while every stored claim still answers. A bound per API key keeps
 // one caller from filling the store for the others. Every write wakes the repeats waiting on its claim.
+import { ClaimWaiters } from './claim-waiters.js';
 import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from './claim-store.js';
 
 /** At most this many unexpired claims (each holds one legacy reply, about half a kilobyte). */
@@ -35,7 +36,7 @@ class MemoryClaims implements ClaimStore {
   private readonly now: () => number;
   private readonly entries = new Map<string, Entry>();
   private readonly perCaller = new Map<string, number>();
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new ClaimWaiters();
   private full = false;
   private lastSweep = 0;
 
@@ -71,18 +72,7 @@ class MemoryClaims implements ClaimStore {
   }
 
   changed(id: string, ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const set = this.waiting.get(id) ?? new Set<() => void>();
-      this.waiting.set(id, set);
-      const done = (): void => {
-        clearTimeout(timer);
-        set.delete(done);
-        if (set.size === 0 && this.waiting.get(id) === set) this.waiting.delete(id);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      set.add(done);
-    });
+    return this.waiting.wait(id, ms);
   }
 
   async close(): Promise<void> {}
@@ -108,10 +98,7 @@ class MemoryClaims implements ClaimStore {
     if (before) this.count(before.record.caller, -1);
     this.entries.set(id, entry);
     this.count(entry.record.caller, 1);
-    const set = this.waiting.get(id);
-    if (!set) return;
-    this.waiting.delete(id);
-    for (const wake of set) wake();
+    this.waiting.wake(id);
   }
 
   private live(id: string, t: number): Entry | undefined {

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AcceptedRisk } from '../config.js';
+import { ClaimWaiters } from './claim-waiters.js';
 import { ClaimStoreError, type ClaimRecord, type ClaimResult, type ClaimStore } from './claim-store.js';
 import { IDEMPOTENCY_TTL_MS } from './idempotency.js';
 import type { ClaimsRedis } from './shared-redis.js';
@@ -111,7 +112,7 @@ class RedisClaims implements RedisClaimStore {
   private lost = false;
   private checking: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new ClaimWaiters();
   private subscribed: Promise<void> | undefined;
 
   constructor(private readonly options: RedisClaimStoreOptions) {
@@ -266,18 +267,7 @@ class RedisClaims implements RedisClaimStore {
   // is covered by the engine's own re-reads when the lease would run out and at its wait's end.
   changed(id: string, ms: number): Promise<void> {
     this.subscribe();
-    return new Promise<void>((resolve) => {
-      const set = this.waiting.get(id) ?? new Set<() => void>();
-      this.waiting.set(id, set);
-      const done = (): void => {
-        clearTimeout(timer);
-        set.delete(done);
-        if (set.size === 0 && this.waiting.get(id) === set) this.waiting.delete(id);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      set.add(done);
-    });
+    return this.waiting.wait(id, ms);
   }
 
   async close(): Promise<void> {
@@ -298,7 +288,7 @@ class RedisClaims implements RedisClaimStore {
   }
 
   private wake(id: string): void {
-    for (const done of [...(this.waiting.get(id) ?? [])]) done();
+    this.waiting.wake(id);
   }
 
   private announce(id: string): void {
