@@ -22,14 +22,7 @@ export interface TestNginx {
   close(): Promise<void>;
 }
 
-/** A loopback port nobody listens on right now (the kernel's choice). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from './free-port.js';
 
 function requireBinary(): string {
   if (!NGINX_BINARY) throw new Error('nginx is not installed (Debian: apt-get install nginx; .ci/run installs it)');

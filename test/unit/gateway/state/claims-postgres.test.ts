@@ -6,11 +6,9 @@
 // URL's password is never logged.
 import { createHmac } from 'node:crypto';
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../../../src/gateway/logging.js';
 import { ClaimStoreError, type ClaimRecord, type StoredPaymentReply } from '../../../../src/gateway/state/claim-store.js';
 import {
   CLAIMS_TABLE,
@@ -19,29 +17,9 @@ import {
   type PostgresClaimStore,
   type PostgresClaimStoreOptions,
 } from '../../../../src/gateway/state/claims-postgres.js';
+import { capturedLogger, type LogLine } from '../../../helpers/captured-logger.js';
 import { startTestPostgres, type TestPostgres } from '../../../helpers/postgres-server.js';
 
-interface LogLine {
-  level: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** A debug logger whose lines are kept, parsed and raw. */
-function capturedLogger(): { logger: Logger; lines: LogLine[]; raw: string[] } {
-  const lines: LogLine[] = [];
-  const raw: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter((l) => l !== '')) {
-        raw.push(line);
-        lines.push(JSON.parse(line) as LogLine);
-      }
-      done();
-    },
-  });
-  return { logger: createLogger('debug', sink), lines, raw };
-}
 
 /** The lines about PostgreSQL's state: one per change. */
 const stateLines = (lines: LogLine[]) => lines.filter((l) => /^PostgreSQL (connected|reachable again|unreachable)/.test(l.msg)).map((l) => l.msg);

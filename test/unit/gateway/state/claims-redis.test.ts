@@ -3,37 +3,25 @@
 // woken by the other's write; and Redis trusted with money only while it shows it keeps claims: no
 // append-only file, a Redis that came back empty, replicas that do not acknowledge, Redis down and out of
 // memory each refuse before any payment, unless the operator accepted that risk by name.
-import { Writable } from 'node:stream';
 import { createClient } from '@redis/client';
-import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AcceptedRisk } from '../../../../src/gateway/config.js';
-import { createLogger } from '../../../../src/gateway/logging.js';
 import { reply } from '../../../../src/payment/contract.js';
 import { createRedisClaimStore, type RedisClaimStore } from '../../../../src/gateway/state/claims-redis.js';
 import { createPaymentClaims, type ClaimOutcome, type PaidReply, type PaymentCall, type PaymentClaims, type SendGate } from '../../../../src/gateway/state/payment-claims.js';
 import { createRedisConnection, type RedisConnection } from '../../../../src/gateway/state/redis-connection.js';
+import { capturedLogger, type LogLine } from '../../../helpers/captured-logger.js';
 import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
 
 const SECRET = 'claims-redis-test-secret-0123456789abcdef';
 const FIELDS = { client_id: '1', revenue_amount: '45.50', send_email: '0', token: 'tok_visa_SECRET' };
 
-function capturedLogger(): { logger: Logger; messages: string[] } {
-  const messages: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter((l) => l !== '')) messages.push((JSON.parse(line) as { msg: string }).msg);
-      done();
-    },
-  });
-  return { logger: createLogger('info', sink), messages };
-}
 
 interface Replica {
   claims: PaymentClaims;
   store: RedisClaimStore;
   connection: RedisConnection;
-  messages: string[];
+  lines: LogLine[];
 }
 
 const closing: Array<() => Promise<void>> = [];
@@ -47,7 +35,7 @@ async function replicas(url: string, count: number, acceptedRisks: AcceptedRisk[
   const prefix = `t${++prefixes}:`;
   const all: Replica[] = [];
   for (let i = 0; i < count; i++) {
-    const { logger, messages } = capturedLogger();
+    const { logger, lines } = capturedLogger('info');
     const connection = createRedisConnection({ url, logger, backoff: { firstMs: 20, maxMs: 100 }, commandTimeoutMs: 800, heartbeatMs: 200 });
     await connection.started;
     const store = createRedisClaimStore({ redis: connection, prefix, logger, acceptedRisks, checkEveryMs: 100 });
@@ -58,7 +46,7 @@ async function replicas(url: string, count: number, acceptedRisks: AcceptedRisk[
       await store.close();
       await connection.close();
     });
-    all.push({ claims, store, connection, messages });
+    all.push({ claims, store, connection, lines });
   }
   return all;
 }
@@ -180,7 +168,7 @@ describe('a Redis that cannot show it keeps claims', () => {
       reason: 'not-durable',
       detail: 'Redis keeps no append-only file (appendonly no), so a restart would forget payment claims',
     });
-    expect(a!.messages).toContain('Redis keeps no append-only file: payments are refused until it does (appendonly yes), or IDEMPOTENCY_ACCEPT_RISK=no-aof accepts the risk');
+    expect(a!.lines.map((l) => l.msg)).toContain('Redis keeps no append-only file: payments are refused until it does (appendonly yes), or IDEMPOTENCY_ACCEPT_RISK=no-aof accepts the risk');
     const [accepted] = await replicas(redis.url, 1, ['no-aof']);
     expect(accepted!.store.problem()).toBeUndefined();
     expect((await accepted!.claims.run(keyless, p.pay)).kind).toBe('fresh');
@@ -201,7 +189,7 @@ describe('a Redis that cannot show it keeps claims', () => {
     await a!.store.check();
     expect(await a!.claims.run(keyed('order-lost'), p.pay)).toMatchObject({ kind: 'unavailable', reason: 'not-durable', detail: expect.stringContaining('lost the payment claims') });
     expect(p.runs()).toBe(1);
-    expect([...a!.messages, ...b!.messages].some((m) => m.startsWith('Redis lost the payment claims it held: payments are refused for 24 hours'))).toBe(true);
+    expect([...a!.lines.map((l) => l.msg), ...b!.lines.map((l) => l.msg)].some((m) => m.startsWith('Redis lost the payment claims it held: payments are refused for 24 hours'))).toBe(true);
     // A replica started later learns of the loss from Redis itself; one that accepts the risk pays.
     const [later] = await replicasWithPrefix(redis.url, `t${prefixes}:`, ['no-aof']);
     expect(later!.store.problem()).toEqual({ risk: 'lost-claims', detail: expect.stringContaining('lost the payment claims') });
@@ -252,7 +240,7 @@ describe('a Redis that cannot show it keeps claims', () => {
 
 /** Like `replicas`, under a given prefix (another replica of an earlier test's gateway). */
 async function replicasWithPrefix(url: string, prefix: string, acceptedRisks: AcceptedRisk[]): Promise<Replica[]> {
-  const { logger, messages } = capturedLogger();
+  const { logger, lines } = capturedLogger('info');
   const connection = createRedisConnection({ url, logger });
   await connection.started;
   const store = createRedisClaimStore({ redis: connection, prefix, logger, acceptedRisks });
@@ -262,5 +250,5 @@ async function replicasWithPrefix(url: string, prefix: string, acceptedRisks: Ac
     await store.close();
     await connection.close();
   });
-  return [{ claims, store, connection, messages }];
+  return [{ claims, store, connection, lines }];
 }

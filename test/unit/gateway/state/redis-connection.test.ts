@@ -3,35 +3,13 @@
 // at once or at its deadline (never hangs), the state goes down and comes back with one log line per
 // change, subscriptions survive a restart, the eviction policy is read once, and the password never
 // appears in a log line.
-import { Writable } from 'node:stream';
 import { createClient } from '@redis/client';
 import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../../src/gateway/logging.js';
 import { createRedisConnection, reconnectDelay, RedisUnavailableError, type RedisConnection, type RedisConnectionOptions } from '../../../../src/gateway/state/redis-connection.js';
+import { capturedLogger, type LogLine } from '../../../helpers/captured-logger.js';
 import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
 
-interface LogLine {
-  level: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** A debug logger whose lines are kept, parsed. */
-function capturedLogger(): { logger: Logger; lines: LogLine[]; raw: string[] } {
-  const lines: LogLine[] = [];
-  const raw: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter((l) => l !== '')) {
-        raw.push(line);
-        lines.push(JSON.parse(line) as LogLine);
-      }
-      done();
-    },
-  });
-  return { logger: createLogger('debug', sink), lines, raw };
-}
 
 /** The state changes a connection reports (the first "up" included), and a way to await the next one of a kind. */
 function stateChanges(connection: RedisConnection) {
