@@ -10,11 +10,10 @@
 //   IDEMPOTENCY_ACCEPT_RISK=no-aof; one that came back empty refuses the repeat of a payment it forgot
 //   (never paid again); a replica that does not acknowledge refuses a keyed payment before v1.
 // Every gateway stays alive; no log line holds the shared secret, the caller's API key or the card token.
-import http from 'node:http';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
-import { runGatewayProcess, startGatewayProcess, until, type GatewayProcess } from '../helpers/gateway-process.js';
+import { payAndHangUp as hangUp, runGatewayProcess, startGatewayProcess, until, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres-server.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -59,43 +58,14 @@ async function pay(gateway: GatewayProcess, fields: Record<string, string>, head
   })) as PaymentReply;
 }
 
-/** The sum of a metric's samples (every label), from the gateway's /metrics. */
-async function metric(gateway: GatewayProcess, name: string): Promise<number> {
-  const text = await (await fetch(gateway.metricsUrl!)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-}
-
-/** How many payments the gateway has answered (every code). */
-const paymentsAnswered = (gateway: GatewayProcess) => metric(gateway, 'legacy_gateway_payments_total');
-
 const releaseHeld = () => {
   holdPayments = false;
   for (const release of held.splice(0)) release();
 };
 
-/** A keyless payment whose caller gives up (closes its connection) once v1 has its POST; then v1 answers it. */
+/** A keyless payment whose caller gives up once v1 has its POST (see the helper). */
 async function payAndHangUp(gateway: GatewayProcess, fields: Record<string, string>): Promise<void> {
-  holdPayments = true;
-  const before = paymentPosts();
-  const logged = () => gateway.lines.filter((l) => l.includes('"url":"/api/payment"')).length;
-  const loggedBefore = logged();
-  const body = new URLSearchParams(fields).toString();
-  const req = http.request(`${gateway.url}/api/payment`, {
-    method: 'POST',
-    headers: { 'x-api-key': CALLER_KEY, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-  });
-  req.on('error', () => undefined);
-  req.end(body);
-  await until('the payment POST at v1', () => paymentPosts() === before + 1);
-  const answeredBefore = await paymentsAnswered(gateway);
-  req.destroy();
-  // The gateway notices the closed connection before v1 answers: its log line for the call is written then.
-  await until('the gateway saw the caller leave', () => logged() > loggedBefore);
-  releaseHeld();
-  await until('the first payment answered', async () => (await paymentsAnswered(gateway)) > answeredBefore);
+  await hangUp(gateway, fields, { 'x-api-key': CALLER_KEY }, { posts: paymentPosts, hold: () => void (holdPayments = true), release: releaseHeld });
 }
 
 async function serve(env: Record<string, string>): Promise<GatewayProcess> {

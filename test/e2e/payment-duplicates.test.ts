@@ -5,10 +5,9 @@
 // identical payments each answered normally are both paid; a documented refusal (v1's 503) paid nothing,
 // so a repeat goes to v1; across two replicas sharing Redis the same holds. PAYMENT_DUPLICATE_WINDOW_S=0
 // turns it off.
-import http from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
-import { startGatewayProcess, until, type GatewayProcess } from '../helpers/gateway-process.js';
+import { metricSum, payAndHangUp as hangUp, startGatewayProcess, until, type GatewayProcess } from '../helpers/gateway-process.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 
@@ -37,38 +36,20 @@ async function pay(gateway: GatewayProcess, fields: Record<string, string>): Pro
   return (await fetchReply(`${gateway.url}/api/payment`, { method: 'POST', body: new URLSearchParams(fields), headers: { 'x-api-key': CALLER_KEY } })) as PaymentReply;
 }
 
-/** A payment whose caller gives up (closes its connection) once v1 has its POST; then v1 answers it. */
+
+/** The fake v1's payments, held and released. */
+const heldPayments = {
+  posts: paymentPosts,
+  hold: () => void (holdPayments = true),
+  release: () => {
+    holdPayments = false;
+    for (const release of held.splice(0)) release();
+  },
+};
+
 async function payAndHangUp(gateway: GatewayProcess, fields: Record<string, string>): Promise<void> {
-  holdPayments = true;
-  const before = paymentPosts();
-  const body = new URLSearchParams(fields).toString();
-  const req = http.request(`${gateway.url}/api/payment`, {
-    method: 'POST',
-    headers: { 'x-api-key': CALLER_KEY, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-  });
-  req.on('error', () => undefined);
-  req.end(body);
-  await until('the payment POST at v1', () => paymentPosts() === before + 1);
-  const answeredBefore = await paymentsAnswered(gateway);
-  req.destroy();
-  // The gateway notices the closed connection before v1 answers: its log line for the call is written then.
-  await until('the gateway saw the caller leave', () => gateway.lines.some((l) => l.includes('"url":"/api/payment"')));
-  holdPayments = false;
-  for (const release of held.splice(0)) release();
-  await until('the first payment answered', async () => (await paymentsAnswered(gateway)) > answeredBefore);
+  await hangUp(gateway, fields, { 'x-api-key': CALLER_KEY }, heldPayments);
 }
-
-/** The sum of a metric's samples (every label), from the gateway's /metrics. */
-async function metric(gateway: GatewayProcess, name: string): Promise<number> {
-  const text = await (await fetch(gateway.metricsUrl!)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-}
-
-/** How many payments the gateway has answered (every code). */
-const paymentsAnswered = (gateway: GatewayProcess) => metric(gateway, 'legacy_gateway_payments_total');
 
 async function serve(env: Record<string, string> = {}): Promise<GatewayProcess> {
   const gateway = await startGatewayProcess(v1.url, { UPSTREAM_TIMEOUT_MS: '600', METRICS_PORT: '0', ...env });
@@ -143,7 +124,7 @@ describe('one replica, claims in process (the default window)', () => {
     await until('the payment POST at v1', () => paymentPosts() === 1);
     const second = pay(gateway, payment('12.00'));
     // Both calls are in the gateway (the repeat waiting on the first's claim) before v1 answers the first.
-    await until('both calls in flight', async () => (await metric(gateway, 'legacy_gateway_in_flight_requests')) === 2);
+    await until('both calls in flight', async () => (await metricSum(gateway, 'legacy_gateway_in_flight_requests')) === 2);
     for (const release of held.splice(0)) release();
     const [a, b] = await Promise.all([first, second]);
     expect(b.text).toBe(a.text);

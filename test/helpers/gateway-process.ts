@@ -4,6 +4,7 @@
 // an event (a process's view of another server), bounded in time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import http from 'node:http';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -71,4 +72,46 @@ export async function until(what: string, condition: () => Promise<boolean> | bo
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The sum of a metric's samples (every label) from the gateway's /metrics (METRICS_PORT must be set). */
+export async function metricSum(gateway: GatewayProcess, name: string): Promise<number> {
+  const text = await (await fetch(gateway.metricsUrl!)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+}
+
+/** The test's fake v1, as a hung-up payment needs it: how many payment POSTs it received, and a way to
+ * let it answer the POSTs it holds. */
+export interface HeldPayments {
+  posts(): number;
+  hold(): void;
+  release(): void;
+}
+
+/**
+ * A payment whose caller gives up (closes its connection) once v1 has its POST, held; then v1 answers it.
+ * Resolves once the gateway has answered it (its payments metric moved): its reply never reached a caller.
+ */
+export async function payAndHangUp(gateway: GatewayProcess, fields: Record<string, string>, headers: Record<string, string>, v1: HeldPayments): Promise<void> {
+  v1.hold();
+  const before = v1.posts();
+  const logged = () => gateway.lines.filter((l) => l.includes('"url":"/api/payment"')).length;
+  const loggedBefore = logged();
+  const body = new URLSearchParams(fields).toString();
+  const req = http.request(`${gateway.url}/api/payment`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+  });
+  req.on('error', () => undefined);
+  req.end(body);
+  await until('the payment POST at v1', () => v1.posts() === before + 1);
+  const answeredBefore = await metricSum(gateway, 'legacy_gateway_payments_total');
+  req.destroy();
+  // The gateway notices the closed connection before v1 answers: its log line for the call is written then.
+  await until('the gateway saw the caller leave', () => logged() > loggedBefore);
+  v1.release();
+  await until('the first payment answered', async () => (await metricSum(gateway, 'legacy_gateway_payments_total')) > answeredBefore);
 }
