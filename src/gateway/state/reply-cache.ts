@@ -5,7 +5,7 @@
 // generation of what it reads (a write of it makes a new key): never shared across keys, the key never
 // kept in clear. It never holds an error, a stale reply or a reply whose v1 data was
 // not cached; bounded by entries and bytes.
-import { hash } from 'node:crypto';
+import { cacheKey } from './cache-key.js';
 import { LRUCache } from 'lru-cache';
 import type { LegacyCall } from '../../mapping/run.js';
 
@@ -29,8 +29,7 @@ export function replyKey(apiKey: string | undefined, method: string, call: Legac
   // Query order matters to the lookup rule (the first exclusive key wins), so it is kept. The segments
   // are joined with `/`, which no raw segment contains; the NUL cannot occur in a header (the key).
   const query = call.query.length === 0 ? '' : new URLSearchParams(call.query).toString();
-  const written = generation === '' ? '' : `\0${generation}`;
-  return hash('sha256', `${apiKey ?? ''}\0${method}/${call.segments.join('/')}?${query}${written}`, 'base64url');
+  return cacheKey(apiKey, `${method}/${call.segments.join('/')}?${query}`, generation);
 }
 
 export function createReplyCache(options: ReplyCacheOptions): ReplyCache {

@@ -10,7 +10,7 @@
 // whole roster and a v1 page in memory, and is bound by this process's CPU (parsing every page), so fifty
 // keys listing at once wait their turn instead of holding fifty rosters. A call that waited takes the
 // roster another call of its key kept meanwhile.
-import { hash } from 'node:crypto';
+import { cacheKey } from './cache-key.js';
 import { LRUCache } from 'lru-cache';
 import type { SortedListMapping } from '../../mapping/schema.js';
 import type { RosterStore, SortedRoster } from '../../mapping/sorted-roster.js';
@@ -85,8 +85,7 @@ export function createRosterCache(options: RosterCacheOptions): RosterCache {
       // The v1 source is part of the key: a listing read from other pages is another roster.
       const listing = `${mapping.method}\0${JSON.stringify(mapping.source)}`;
       return (apiKey, call, generation = '') => {
-        // The NUL cannot occur in a header (the key).
-        const key = hash('sha256', `${apiKey ?? ''}\0${listing}${generation === '' ? '' : `\0${generation}`}`, 'base64url');
+        const key = cacheKey(apiKey, listing, generation);
         return {
           async roster(read) {
             const ready = kept(key, call);

@@ -15,7 +15,8 @@
 // Entries are keyed by a hash of API key + resource (the key never in clear) and bounded. An entry is
 // forgotten once the longest TTL plus the stale-if-error window has passed since it last changed: no copy
 // made under an earlier generation may then be served, fresh or stale, so forgetting it is safe.
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { cacheKey } from './cache-key.js';
 import { LRUCache } from 'lru-cache';
 
 /** The generations every replica sees (Redis): one token per hash of API key + resource. */
@@ -72,7 +73,7 @@ export function createWriteGenerations(options: WriteGenerationsOptions): WriteG
   let failing = false;
   const confirming = new Map<string, Promise<string | undefined>>();
 
-  const idOf = (apiKey: string | undefined, resource: string): string => hash('sha256', `${apiKey ?? ''}\0${resource}`, 'base64url');
+  const idOf = (apiKey: string | undefined, resource: string): string => cacheKey(apiKey, resource);
   const live = (id: string): Entry | undefined => {
     const entry = entries.get(id);
     if (entry !== undefined && now() >= entry.keepUntil) entries.delete(id);
