@@ -36,7 +36,7 @@ export interface CheckReport {
   notRun?: NotRun;
 }
 
-/** v1's account-level 403 codes (v1-api.md, Authentication rule 7): every resource answers them alike. */
+/** v1's account-level 403 codes (v1's API reference, Authentication rule 7): every resource answers them alike. */
 const ACCOUNT_GATES: ReadonlySet<string> = new Set(['account_unverified', 'account_locked', 'plan_not_allowed']);
 /** A read reply is tiny (limit=1); anything near this is not v1 talking. */
 const MAX_REPLY_BYTES = 4 * 1024 * 1024;

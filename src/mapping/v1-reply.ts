@@ -1,4 +1,4 @@
-// The v1 reply shapes the engine relies on (v1-api.md: list envelope, records), checked with zod,
+// The v1 reply shapes the engine relies on (v1's API reference: list envelope, records), checked with zod,
 // and the port through which the engine asks for v1 data. The payment flow checks its single-record
 // reads with the same rule. Pure: the port is implemented elsewhere. A reply of the wrong shape is a
 // fault (LGW_UPSTREAM_BAD_REPLY), never a success with empty fields or another record's.

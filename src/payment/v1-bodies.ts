@@ -19,7 +19,7 @@ export function mapFields(fields: LegacyFields, specs: readonly BodyField[], ove
   return body;
 }
 
-/** HH:MM -> HH:MM:SS, the v1 time spelling (v1-api.md record rule 3). */
+/** HH:MM -> HH:MM:SS, the v1 time spelling (v1's API reference, records). */
 const withSeconds = (hhmm: string): string => `${hhmm}:00`;
 
 export function newClientBody(fields: LegacyFields, mapping: PaymentMapping, timezone: string): Record<string, unknown> {

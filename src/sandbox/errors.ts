@@ -1,4 +1,4 @@
-// The v1 error codes with their HTTP statuses (v1-api.md, Errors), and the one way replies are written.
+// The v1 error codes with their HTTP statuses (v1's API reference, Errors), and the one way replies are written.
 // A message must never carry a key, a password, a token or a stack trace.
 import type { Response } from 'express';
 

@@ -1,4 +1,4 @@
-// Reads a v1 request body: JSON only (`Content-Type: application/json`), at most 256 KB (v1-api.md,
+// Reads a v1 request body: JSON only (`Content-Type: application/json`), at most 256 KB (v1's API reference,
 // Endpoints rule 1). The limit is checked on Content-Length before reading and again on the bytes that
 // actually arrive, so a chunked body cannot slip past it. It must never log or keep the body: it can hold
 // a password or a card token.

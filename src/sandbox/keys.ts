@@ -1,4 +1,4 @@
-// The sandbox's two API keys and what each may reach (v1-api.md, Authentication rule 3).
+// The sandbox's two API keys and what each may reach (v1's API reference, Authentication rule 3).
 // Demo values, public by design; the key a request carries must never be stored, logged or echoed.
 
 export const SANDBOX_KEYS: Readonly<{ primary: string; secondary: string }> = Object.freeze({

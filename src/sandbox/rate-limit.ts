@@ -1,5 +1,5 @@
 // v1's hourly rate limit: a count per bucket (key + verb + URL), in a window that starts with the bucket's
-// first call and resets one hour later (v1-api.md, Limits). Reads time only from the injected clock; it
+// first call and resets one hour later (v1's API reference, Limits). Reads time only from the injected clock; it
 // must never be handed the API key itself, only a name for it.
 
 export const RATE_WINDOW_MS = 3_600_000;

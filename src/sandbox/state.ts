@@ -32,7 +32,7 @@ export interface RecordedRequest {
 
 /**
  * An account-level condition that makes every authenticated v1 request fail with the matching code
- * (v1-api.md, Authentication rule 7, and 503 maintenance). null: the account is in good standing.
+ * (v1's API reference, Authentication rule 7, and 503 maintenance). null: the account is in good standing.
  */
 export type AccountGate = 'account_unverified' | 'account_locked' | 'plan_not_allowed' | 'maintenance';
 
