@@ -2,7 +2,7 @@
 // Mappings that cannot be loaded are an input error: one message on stderr, exit 2 (docs/cli.md: exit codes).
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
 import { loadMappingFiles } from '../gateway/loaders/mapping-files.js';
-import { coverageRows, coverageText, sourceOf } from '../mapping/coverage.js';
+import { coverageRows, coverageText, recordGuessOf, sourceOf } from '../mapping/coverage.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 
 export async function runCoverage(opts: { json?: boolean; mappings?: string }): Promise<void> {
@@ -10,8 +10,13 @@ export async function runCoverage(opts: { json?: boolean; mappings?: string }): 
   try {
     const set = await loadMappingFiles(dir);
     if (opts.json) {
-      const methods = [...set.values()].map((m) => ({ method: m.method, kind: m.kind, source: sourceOf(m) }));
-      process.stdout.write(`${JSON.stringify({ methods, fields: coverageRows(set) }, null, 2)}\n`);
+      const fields = coverageRows(set);
+      const methods = [...set.values()].map((m) => {
+        const recordGuess = recordGuessOf(m);
+        const guesses = fields.filter((f) => f.method === m.method && f.guess).length;
+        return { method: m.method, kind: m.kind, source: sourceOf(m), record: m.record.name, ...(recordGuess !== undefined && { recordGuess }), guesses };
+      });
+      process.stdout.write(`${JSON.stringify({ methods, fields }, null, 2)}\n`);
     } else {
       process.stdout.write(`${coverageText(set)}\n`);
     }

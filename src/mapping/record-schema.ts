@@ -50,7 +50,12 @@ export const fieldSpec = z
   .strictObject({ name: legacyFieldName, ...fieldSource })
   .refine((f) => !(f.derive && f.from), { message: 'a field is either derived or read `from` one v1 field, not both' });
 
-export type FieldSpec = z.infer<typeof fieldSpec>;
+/**
+ * A field as the record file states it, plus `recordGuess`: its record's own `guess`, copied onto every field
+ * when the file is read (never written in a field line: the field schema is strict), so the field counts as a
+ * guess in every view and method that carries it. Only `coverage` and `openapi` read guesses; replies do not.
+ */
+export type FieldSpec = z.infer<typeof fieldSpec> & { recordGuess?: string };
 
 /** A view entry that names one field and changes what is said about it, for this view only. */
 const fieldOverride = z.strictObject({ name: z.string().min(1), ...fieldSource });
@@ -71,7 +76,12 @@ const viewSpec = z.union([everyField, z.array(viewEntry).min(1)], {
 export type ViewSpec = z.infer<typeof viewSpec>;
 export type ViewEntry = Exclude<ViewSpec, 'all'>[number];
 
-export const recordFileSchema = z.strictObject({
+const recordFileShape = z.strictObject({
+  /**
+   * Where the whole record is a guess about the real service (e.g. v1 does not document it), say why here:
+   * every field of the record then counts as a guess (shown by `coverage` and `openapi`), whatever its own line says.
+   */
+  guess: z.string().min(1).optional(),
   /** Default null policy of the record's fields. */
   nulls: nullPolicy.default('keep'),
   /** Every legacy field of the record, in legacy order. */
@@ -80,6 +90,14 @@ export const recordFileSchema = z.strictObject({
   views: z
     .record(viewName, viewSpec)
     .refine((v) => Object.keys(v).length > 0, { message: 'a record needs at least one view' }),
+});
+
+type RecordFileShape = z.infer<typeof recordFileShape>;
+
+/** A record file as written, its record-level `guess` (if any) laid onto every field as `recordGuess`. */
+export const recordFileSchema = recordFileShape.transform((r): Omit<RecordFileShape, 'fields'> & { fields: FieldSpec[] } => {
+  const { guess } = r;
+  return guess === undefined ? r : { ...r, fields: r.fields.map((f): FieldSpec => ({ ...f, recordGuess: guess })) };
 });
 
 export type RecordFile = z.infer<typeof recordFileSchema>;

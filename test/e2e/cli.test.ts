@@ -22,7 +22,20 @@ describe('legacy-gateway CLI', () => {
     expect(stdout).toMatch(/ {2}hide costs +renamed +hide_costs/);
     expect(stdout).toMatch(/ {2}minTime +defaulted +"08:00:00"/);
     expect(stdout).toMatch(/ {2}service_cost +copied +service_cost as money/);
-    expect(stdout).toMatch(/^13 methods, \d+ legacy fields: copied \d+, renamed \d+, derived 0, defaulted \d+, missing \d+$/m);
+    expect(stdout).toMatch(/^13 methods, \d+ legacy fields: copied \d+, renamed \d+, derived 0, defaulted \d+, missing \d+; guesses \d+$/m);
+  });
+
+  it('coverage marks every field of a record that is a guess as a whole, and counts the guesses per method', async () => {
+    const { stdout } = await run(process.execPath, [cli, 'coverage']);
+    const services = stdout.split('\n\n').find((block) => block.startsWith('/api/services  <-'));
+    expect(services).toBeDefined();
+    const [head, why, ...fields] = services!.split('\n');
+    expect(head).toMatch(/^\/api\/services {2}<- {2}\/api\/v1\/services {3}\((\d+) fields: .*; guesses \1\)$/);
+    expect(why).toBe("  the whole service record is a guess: v1's service record is not documented; field names are taken to be the legacy ones");
+    expect(fields.length).toBeGreaterThan(0);
+    for (const line of fields) expect(line).toMatch(/ {3}\[guess: whole record\]$/);
+    expect(stdout).toMatch(/^ {2}service_cost +copied +service_cost as money {3}\[guess: whole record\]$/m);
+    expect(stdout).toMatch(/^\/api\/clients {2}<- {2}\/api\/v1\/clients {3}\(16 fields: .*; guesses 0\)$/m);
   });
 
   it('coverage --json lists every legacy field of every method', async () => {
@@ -33,6 +46,23 @@ describe('legacy-gateway CLI', () => {
       'id', 'users_id', 'client_settings_id', 'avail_id', 'first_name', 'last_name', 'address1', 'address2', 'city', 'state', 'zipcode', 'country', 'p_phone', 's_phone', 'text_phone', 'email',
     ]);
     expect(out.fields.find((f) => f.method === 'meetourteam' && f.field === 'pract_id')).toMatchObject({ source: 'renamed' });
+  });
+
+  it('coverage --json carries per field whether it is a guess and why, and per method its record guess and count', async () => {
+    const { stdout } = await run(process.execPath, [cli, 'coverage', '--json']);
+    type Field = { method: string; field: string; source: string; guess: boolean; reason?: { field?: string; record?: string } };
+    const out = JSON.parse(stdout) as { methods: Array<{ method: string; record: string; recordGuess?: string; guesses: number }>; fields: Field[] };
+    const recordWhy = "v1's service record is not documented; field names are taken to be the legacy ones";
+    const services = out.fields.filter((f) => f.method === 'services');
+    expect(services.length).toBeGreaterThan(0);
+    for (const f of services) expect(f).toMatchObject({ guess: true, reason: { record: recordWhy } });
+    expect(services.find((f) => f.field === 'service_cost')).toEqual({
+      method: 'services', field: 'service_cost', source: 'copied', detail: 'service_cost', format: 'money', guess: true, reason: { record: recordWhy },
+    });
+    expect(out.methods.find((m) => m.method === 'services')).toMatchObject({ record: 'service', recordGuess: recordWhy, guesses: services.length });
+    expect(out.fields.find((f) => f.method === 'clients' && f.field === 'id')).toEqual({ method: 'clients', field: 'id', source: 'copied', detail: 'id', format: 'text', guess: false });
+    expect(out.methods.find((m) => m.method === 'clients')).not.toHaveProperty('recordGuess');
+    expect(out.fields.filter((f) => f.guess && f.reason === undefined)).toEqual([]);
   });
 
   it('serve refuses to start on a bad mapping, naming the file, the path and the reason', async () => {

@@ -165,6 +165,26 @@ describe('the read methods', () => {
     expect(at(schemaOf('meetourstaff.record'), 'properties', 'staff_id', 'description')).toMatch(/^Renamed: v1's `id`/);
     expect(at(schemaOf('services.record'), 'properties', 'service_cost', 'description')).toMatch(/two decimals/);
   });
+
+  it('marks every field of a record that is a guess as a whole, and a field guessed on its own line only there', () => {
+    const wholeRecord = ['staff', 'practitioner', 'service', 'session'];
+    for (const mapping of shipped.reads.values()) {
+      const record = schemaOf(`${mapping.method}.record`);
+      const whole = wholeRecord.includes(mapping.record.name);
+      const why = `v1's ${mapping.record.name} record is not documented`;
+      expect(record.description, mapping.method).toMatch(whole ? `The whole record is a guess about the real service, every field of it: ${why}` : /^(?!.*guess)/s);
+      for (const field of mapping.record.fields) {
+        const description = at(record, 'properties', field.name, 'description') as string;
+        expect(description.includes(`Guess about the real service (the whole record is one): ${why}`), `${mapping.method}.${field.name}`).toBe(whole);
+        expect(description.includes('Guess about the real service: '), `${mapping.method}.${field.name}`).toBe(field.guess !== undefined);
+      }
+    }
+    expect(at(schemaOf('services.record'), 'properties', 'service_cost', 'description')).toBe(
+      "Copied from v1's `service_cost`. Money with two decimals (45.5 -> \"45.50\"). Guess about the real service (the whole record is one): " +
+        "v1's service record is not documented; field names are taken to be the legacy ones.",
+    );
+    expect(at(schemaOf('clients.record'), 'properties', 'id', 'description')).toBe("Copied from v1's `id`.");
+  });
 });
 
 describe('POST /api/payment', () => {

@@ -1,7 +1,8 @@
 // The schema of one legacy record, generated from a mapping's fields: every field a string (or null), in the
-// legacy order, each described as copied, renamed, derived, defaulted or missing (the coverage rules).
+// legacy order, each described as copied, renamed, derived, defaulted or missing (the coverage rules), and where
+// it is a guess about the real service (its own line, or its whole record: then every field says so) why.
 // Pure; it never decides anything the engine does not: nullability follows legacy-record.ts and legacy-value.ts.
-import { classifyField } from '../coverage.js';
+import { classifyField, recordGuessOf } from '../coverage.js';
 import type { FieldSpec, Mapping } from '../schema.js';
 import { orderedObject, type SchemaObject } from './types.js';
 
@@ -48,17 +49,20 @@ export function fieldSchema(field: FieldSpec, recordNulls: NullPolicy): SchemaOb
   if (format) parts.push(format);
   if (!nullable && !field.derive && !field.missing) parts.push('An empty string when v1 has no value (null).');
   if (field.guess) parts.push(`Guess about the real service: ${field.guess}.`);
+  if (field.recordGuess) parts.push(`Guess about the real service (the whole record is one): ${field.recordGuess}.`);
   return { type: nullable ? ['string', 'null'] : 'string', description: parts.join(' ') };
 }
 
 /** One record of a method's reply: every field always present, in the mapping's (the reference's) order. */
 export function recordSchema(mapping: Mapping): SchemaObject {
   const { fields, nulls } = mapping.record;
+  const recordGuess = recordGuessOf(mapping);
   return orderedObject(
     `One \`${mapping.method}\` record. Every field is always present. Every value is text (numbers as text, 5 -> "5"; ` +
       'booleans as "1"/"0") or null where v1 has no value (`type` says which fields may be null). The fields are ' +
       'written in the order listed (the legacy reference\'s order, given by `x-key-order`): old integrations may read ' +
-      'them by position, so the order is part of the contract.',
+      'them by position, so the order is part of the contract.' +
+      (recordGuess ? ` The whole record is a guess about the real service, every field of it: ${recordGuess}.` : ''),
     fields.map((f): [string, SchemaObject] => [f.name, fieldSchema(f, nulls)]),
   );
 }
