@@ -33,7 +33,7 @@ export function cachedRead(mapping: Mapping, read: LegacyRead, deps: CachedReadD
       return writeJsonReply(res, 200, ready);
     }
     try {
-      const reply = await read(ctx);
+      const reply = (await read(ctx)).take();
       if (reply.freshUntil === undefined) return writeLegacyRead(res, reply, reply.text);
       const bytes = Buffer.from(reply.text);
       deps.cache.set(key, bytes, reply.freshUntil);

@@ -11,7 +11,7 @@ import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall } from '../../mapping/run.js';
 import { resourceRead } from '../../mapping/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
-import { handOff } from '../../shared/hand-off.js';
+import { handOff, type HandOff } from '../../shared/hand-off.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
@@ -40,8 +40,10 @@ export interface LegacyReadReply {
   stale: boolean;
 }
 
-/** One translated read: the call's context in, its reply out; rejects with the error to answer. */
-export type LegacyRead = (ctx: RequestContext) => Promise<LegacyReadReply>;
+/** One translated read: the call's context in, its reply out, handed off (shared/hand-off.ts: the reply's
+ * text must not stay behind in the read's promise, which is old by the time v1 answers); rejects with the
+ * error to answer. */
+export type LegacyRead = (ctx: RequestContext) => Promise<HandOff<LegacyReadReply>>;
 
 export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
   // The mapping's own cache lifetime (team listings keep theirs longer); else the transport's default.
@@ -50,7 +52,7 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
   const rosterPort = mapping.kind === 'sorted-list' ? deps.rosters?.forListing(mapping) : undefined;
   const resource = resourceRead(mapping);
 
-  return async function readLegacy(ctx: RequestContext): Promise<LegacyReadReply> {
+  return async function readLegacy(ctx: RequestContext): Promise<HandOff<LegacyReadReply>> {
     const { request } = ctx;
     const call: LegacyCall = { segments: request.legacy?.segments ?? [], query: request.query };
     const apiKey = request.apiKey;
@@ -78,7 +80,7 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
         generation?.token,
       ),
     });
-    return { text: legacyReply.take(), freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale };
+    return handOff({ text: legacyReply.take(), freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale });
   };
 }
 
@@ -94,7 +96,7 @@ export function writeLegacyRead(res: ServerResponse, reply: Pick<LegacyReadReply
 export function serveRead(read: LegacyRead) {
   return async function serveLegacyRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     try {
-      const reply = await read(ctx);
+      const reply = (await read(ctx)).take();
       writeLegacyRead(res, reply, reply.text);
     } catch (err) {
       if (!res.writableEnded) sendLegacyError(req, res, err);
