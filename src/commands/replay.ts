@@ -40,9 +40,15 @@ Mapping proposal (--propose-mappings <dir>):
   (MAPPINGS_DIR, else the shipped ones, which are never touched) with the edits and their evidence as
   comments; replay again with MAPPINGS_DIR=<dir> to check them.
 
+Severities:
+  Each differing entry has the highest severity of its differences: money (POST /api/payment whose legacy
+  code or HTTP status differs), status, shape (type, missing, extra), value (value, format), order (order,
+  key-order). The reports list the money entries first; --max-differences money=0,value=10 gates by them.
+
 Exit codes:
   0    at most --max-differences entries differ (an entry that could not be replayed counts as differing;
-       one that differs only because of the replay, or is not comparable, does not)
+       one that differs only because of the replay, or is not comparable, does not); with severities, at
+       most that many of each severity named, and no call that failed unless a total is given too
   1    more entries differ
   2    usage error, or the recording or rules file is unusable (the message says what and where), or a
        report cannot be written
@@ -71,7 +77,10 @@ export function registerReplayCommand(program: Command): void {
     .option('--api-key <key>', 'the API key to send (default: $UPSTREAM_API_KEY); recorded keys are replaced, never reused')
     .option('--json <file>', 'write the JSON report (summary and every entry)')
     .option('--html <file>', 'write a self-contained HTML report')
-    .option('--max-differences <n>', 'exit 0 when at most this many entries differ, else 1 (default: 0)')
+    .option(
+      '--max-differences <n>',
+      'exit 0 when at most this many entries differ, else 1 (default: 0); or per severity, e.g. money=0,value=10 (unnamed severities are not gated), or both: 20,money=0',
+    )
     .option('--check-order', 'report a reordered list as an `order` difference', true)
     .option('--no-check-order', 'compare every list as unordered')
     .option('--no-check-key-order', "do not report an object's keys in another order (key-order)")

@@ -70,6 +70,7 @@ const SUMMARY: ReplaySummary = {
   ...counts(4, 1, 1, 1, 1),
   skippedBy: { write: 0, payment: 0, 'not-api': 0, 'no-recorded-reply': 0 },
   kinds: { type: 0, format: 0, value: 1, missing: 0, extra: 0, order: 0, status: 0, 'key-order': 1 },
+  bySeverity: { money: 0, status: 0, shape: 0, value: 1, order: 0 },
   methods: { clients: counts(3, 1, 1, 0, 1), payment: counts(1, 0, 0, 1, 0) },
 };
 

@@ -1,6 +1,8 @@
 // Writes the report files. The JSON report streams: entries go to a spool file as they come, and at the
 // end the summary (known only then) is written first, followed by the spooled entries, so the report
-// reads summary-first without the run holding 100k entries in memory. The HTML page is written at the end
+// reads summary-first without the run holding 100k entries in memory. The `money` entries (severity.ts)
+// come first: the writer notes their places in the spool (one entry a line) and copies the spool twice,
+// the money lines then the others; a run without any copies it once, as it was written. The HTML page is written at the end
 // from a capped selection of entries (html/entry-selection.ts).
 // Every file is written under a `.partial` name and renamed when whole; a failure removes the partial files.
 // I/O only; the text comes from the pure report builders. It must never write an entry that did not go
@@ -10,11 +12,14 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
+import { createInterface } from 'node:readline';
 import type { ReportEntry } from './entry.js';
 import type { HtmlEntrySelection } from './html/entry-selection.js';
 import { renderHtmlReport } from './html/page.js';
 import { JSON_REPORT_CLOSING, jsonReportEntry, jsonReportOpening, type ReportMeta } from './json.js';
 import type { ReplaySummary } from './summary.js';
+import { entrySeverity } from './severity.js';
+import type { DifferenceGate } from './gate.js';
 
 async function writeChunk(stream: WriteStream, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
@@ -50,6 +55,30 @@ export function removeFilesNow(paths: readonly string[]): void {
   }
 }
 
+/**
+ * Copies the spooled entries (one a line, each but the last ending with the separator's comma) to `out`,
+ * the lines in `first` before the others, each group in spool order.
+ */
+async function copyLinesFirst(spoolPath: string, out: WriteStream, first: ReadonlySet<number>): Promise<void> {
+  let written = 0;
+  let pending = '';
+  for (const wanted of [true, false]) {
+    const lines = createInterface({ input: createReadStream(spoolPath, 'utf8'), crlfDelay: Infinity });
+    let i = 0;
+    for await (const line of lines) {
+      if (first.has(i++) === wanted) {
+        const entry = line.endsWith(',') ? line.slice(0, -1) : line;
+        pending += (written++ === 0 ? '' : ',\n') + entry;
+        if (pending.length >= 64 * 1024) {
+          await writeChunk(out, pending);
+          pending = '';
+        }
+      }
+    }
+  }
+  if (pending !== '') await writeChunk(out, pending);
+}
+
 export interface JsonReportWriter {
   add(entry: ReportEntry): Promise<void>;
   finish(summary: ReplaySummary, meta: ReportMeta): Promise<void>;
@@ -63,6 +92,9 @@ export async function createJsonReportWriter(filePath: string): Promise<JsonRepo
   const spool = createWriteStream(spoolPath, { flags: 'w' });
   await once(spool, 'open');
   let first = true;
+  // Spool lines (entries) of severity `money`, listed first in the report.
+  let lines = 0;
+  const moneyLines = new Set<number>();
   // Entries are small: gathered into ~64 KB writes instead of one write per entry.
   let pending = '';
   const flush = async (): Promise<void> => {
@@ -73,6 +105,8 @@ export async function createJsonReportWriter(filePath: string): Promise<JsonRepo
   };
   return {
     async add(entry) {
+      if (entrySeverity(entry) === 'money') moneyLines.add(lines);
+      lines++;
       pending += jsonReportEntry(entry, first);
       first = false;
       if (pending.length >= 64 * 1024) await flush();
@@ -85,7 +119,8 @@ export async function createJsonReportWriter(filePath: string): Promise<JsonRepo
         await closeStream(spool);
         out = createWriteStream(tmpPath, { flags: 'w' });
         await writeChunk(out, jsonReportOpening(summary, meta));
-        await pipeline(createReadStream(spoolPath), out, { end: false });
+        if (moneyLines.size === 0) await pipeline(createReadStream(spoolPath), out, { end: false });
+        else await copyLinesFirst(spoolPath, out, moneyLines);
         await writeChunk(out, JSON_REPORT_CLOSING);
         await closeStream(out);
         await rename(tmpPath, filePath);
@@ -110,7 +145,7 @@ export async function writeHtmlReport(
   summary: ReplaySummary,
   meta: ReportMeta,
   selection: HtmlEntrySelection,
-  verdict: { maxDifferences?: number } = {},
+  verdict: { maxDifferences?: number | DifferenceGate } = {},
 ): Promise<void> {
   await mkdir(path.dirname(path.resolve(filePath)), { recursive: true });
   const html = renderHtmlReport({

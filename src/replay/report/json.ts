@@ -1,5 +1,5 @@
 // The JSON report (`--json FILE`): {"summary":{total,identical,different,skipped,errors,notComparable,
-// causedByReplay,...},"interrupted":false,"file","target","rules":[...],"entries":[{method,url,outcome,
+// causedByReplay,...,kinds,bySeverity,methods},"interrupted":false,"file","target","rules":[...],"entries":[{method,url,outcome,
 // diffs:[{path,kind,expected,actual,cause}],...}]}; an interrupted run adds "entriesInFile" after
 // "interrupted", and a run with --propose-mappings adds "proposals" and "unexplained" after "rules"
 // (src/replay/propose/proposal.ts). `expected` is the recorded value, `actual` the gateway's; a `missing`
@@ -7,7 +7,8 @@
 // caused. A `different` entry also has "request" (the recorded body as sent, its content type) and
 // "bodies" (both whole replies, each {"kind":"json","value"} or {"kind":"text","text"}, or
 // {"kind":"omitted","chars"} when too large); an `error` entry has "request". `index` is the entry's
-// number in both reports.
+// number in both reports. An entry with differences has "severity" (severity.ts) after "legacyMethod";
+// the entries come in file order, except that the `money` ones come first (files.ts).
 // Built as strings in pieces (opening, one line per entry, closing) so the runner can stream 100k entries
 // to disk without holding them; numbers keep their recorded spelling.
 // Pure: must never do I/O, and only ever receives entries that went through redactReportEntry.
@@ -20,6 +21,7 @@ import { requestViewJson } from '../recordings/request-view.js';
 import type { ReplaySummary } from './summary.js';
 import type { Proposal, Unexplained } from '../propose/proposal.js';
 import { proposalOutcomeJson } from '../propose/proposal-report.js';
+import { entrySeverity } from './severity.js';
 
 export interface RuleUsage {
   /** `ignore[0] $.response[*].updated_at` */
@@ -63,6 +65,8 @@ export function entryJson(entry: ReportEntry): JsonObject {
     index: entry.index,
     legacyMethod: entry.legacyMethod,
   };
+  const severity = entrySeverity(entry);
+  if (severity !== undefined) out.severity = severity;
   if (entry.status) out.status = { expected: entry.status.expected, actual: entry.status.actual };
   if (entry.reason !== undefined) out.reason = entry.reason;
   if (entry.error !== undefined) out.error = entry.error;
@@ -82,6 +86,7 @@ export function summaryJson(summary: ReplaySummary): JsonObject {
     causedByReplay: summary.causedByReplay,
     skippedBy: { ...summary.skippedBy },
     kinds: { ...summary.kinds },
+    bySeverity: { ...summary.bySeverity },
     methods: Object.fromEntries(Object.entries(summary.methods).map(([k, v]) => [k, { ...v }])) as JsonObject,
   };
 }
@@ -109,7 +114,13 @@ export function jsonReportEntry(entry: ReportEntry, first: boolean): string {
 
 export const JSON_REPORT_CLOSING = '\n]}\n';
 
-/** The whole report at once, for small runs and tests. */
+/** Money entries first, then the others, each in the order given (file order). */
+export function moneyFirst<T extends ReportEntry>(entries: readonly T[]): T[] {
+  const money = entries.filter((e) => entrySeverity(e) === 'money');
+  return money.length === 0 ? [...entries] : [...money, ...entries.filter((e) => entrySeverity(e) !== 'money')];
+}
+
+/** The whole report at once, for small runs and tests; ordered as the streamed one (money entries first). */
 export function buildJsonReport(summary: ReplaySummary, meta: ReportMeta, entries: readonly ReportEntry[]): string {
-  return jsonReportOpening(summary, meta) + entries.map((e, i) => jsonReportEntry(e, i === 0)).join('') + JSON_REPORT_CLOSING;
+  return jsonReportOpening(summary, meta) + moneyFirst(entries).map((e, i) => jsonReportEntry(e, i === 0)).join('') + JSON_REPORT_CLOSING;
 }

@@ -7,6 +7,7 @@
 import { DIFF_KINDS, type DiffKind } from '../diff/json-diff.js';
 import type { Outcome, ReportEntry } from './entry.js';
 import { SKIP_REASONS, SKIP_REASON_TEXT, type SkipReason } from '../run/safety.js';
+import { entrySeverity, zeroSeverityCounts, type Severity } from './severity.js';
 
 export interface OutcomeCounts {
   total: number;
@@ -28,6 +29,8 @@ export interface ReplaySummary extends OutcomeCounts {
   skippedBy: Record<SkipReason, number>;
   /** Gateway differences (not entries) by kind. */
   kinds: Record<DiffKind, number>;
+  /** Entries counted `different`, by their severity (money, status, shape, value, order). */
+  bySeverity: Record<Severity, number>;
   /** Per legacy method, sorted by name. */
   methods: Record<string, OutcomeCounts>;
 }
@@ -55,6 +58,7 @@ export class SummaryBuilder {
   private readonly methods = new Map<string, OutcomeCounts>();
   private readonly skippedBy = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
   private readonly kinds = Object.fromEntries(DIFF_KINDS.map((k) => [k, 0])) as Record<DiffKind, number>;
+  private readonly bySeverity = zeroSeverityCounts();
 
   add(entry: ReportEntry): void {
     const field = countOf(entry);
@@ -69,12 +73,16 @@ export class SummaryBuilder {
     perMethod[field]++;
     if (entry.outcome === 'skipped' && entry.reason !== undefined) this.skippedBy[entry.reason]++;
     for (const d of entry.diffs) if (d.cause === undefined) this.kinds[d.kind]++;
+    if (field === 'different') {
+      const severity = entrySeverity(entry);
+      if (severity !== undefined) this.bySeverity[severity]++;
+    }
   }
 
   result(): ReplaySummary {
     const methods: Record<string, OutcomeCounts> = {};
     for (const name of [...this.methods.keys()].sort()) methods[name] = { ...(this.methods.get(name) as OutcomeCounts) };
-    return { ...this.totals, skippedBy: { ...this.skippedBy }, kinds: { ...this.kinds }, methods };
+    return { ...this.totals, skippedBy: { ...this.skippedBy }, kinds: { ...this.kinds }, bySeverity: { ...this.bySeverity }, methods };
   }
 }
 

@@ -3,6 +3,7 @@
 // Pure: must never do I/O; a bad value is a ReplayUsageError (exit code 2), never a process exit.
 import { z } from 'zod';
 import { DEFAULT_HOURLY_BUDGET } from './budget.js';
+import { DEFAULT_GATE, parseDifferenceGate, type DifferenceGate } from '../report/gate.js';
 
 /** A malformed command line or option value: exit code 2. */
 export class ReplayUsageError extends Error {
@@ -20,6 +21,18 @@ const wholeNumber = (min: number, max: number): z.ZodType<number, string> =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+/** `--max-differences`: `N` (in all), `severity=N,...`, or both (report/gate.ts). */
+const differenceGate = z
+  .string()
+  .optional()
+  .transform((v, ctx): DifferenceGate => {
+    if (v === undefined) return DEFAULT_GATE;
+    const gate = parseDifferenceGate(v);
+    if (typeof gate !== 'string') return gate;
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: gate });
+    return z.NEVER;
+  });
+
 const optionsSchema = z
   .object({
     target: httpUrl.optional(),
@@ -27,7 +40,7 @@ const optionsSchema = z
     apiKey: z.string().min(1, 'must not be empty').optional(),
     json: z.string().min(1).optional(),
     html: z.string().min(1).optional(),
-    maxDifferences: wholeNumber(0, Number.MAX_SAFE_INTEGER).default(0),
+    maxDifferences: differenceGate,
     checkOrder: z.boolean().default(true),
     checkKeyOrder: z.boolean().default(true),
     rules: z.string().min(1).optional(),

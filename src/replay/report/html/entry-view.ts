@@ -11,6 +11,7 @@ import { curlLine } from './curl-line.js';
 import type { PageEntry } from './entry-selection.js';
 import { escapeHtml, plural, sizeText, valueText } from './html-text.js';
 import type { JsonValue } from '../../../shared/json-exact.js';
+import { entrySeverity } from '../severity.js';
 
 /** Differences listed per entry; the JSON report has all. */
 export const MAX_DIFFS_PER_ENTRY = 200;
@@ -116,11 +117,15 @@ export function entryHtml(entry: PageEntry, groupIds: ReadonlyArray<number | und
   const count = entry.diffs.length > 0 ? ` <span class="count">${plural(entry.diffs.length, 'difference')}</span>` : '';
   const open = entry.outcome !== 'identical' && entry.outcome !== 'skipped' ? ' open' : '';
   const outcome = escapeHtml(entry.outcome);
+  const severity = entrySeverity(entry);
+  const severityAttr = severity !== undefined ? ` data-severity="${severity}"` : '';
+  const severityBadge =
+    severity !== undefined ? `<span class="badge sev sev-${severity}" title="Severity: the highest of its differences">${severity}</span> ` : '';
   return (
-    `<li class="entry" id="${entryAnchor(entry.index)}" data-outcome="${outcome}" data-kinds="${escapeHtml(kinds)}" data-groups="${groups}" ` +
+    `<li class="entry" id="${entryAnchor(entry.index)}" data-outcome="${outcome}"${severityAttr} data-kinds="${escapeHtml(kinds)}" data-groups="${groups}" ` +
     `data-method="${escapeHtml(entry.legacyMethod)}" data-url="${escapeHtml(entry.url.toLowerCase())}">` +
     `<details${open}><summary>` +
-    `<span class="badge outcome-${outcome}">${outcome}</span> ` +
+    `<span class="badge outcome-${outcome}">${outcome}</span> ${severityBadge}` +
     `<code class="call">${escapeHtml(entry.method)} ${escapeHtml(entry.url)}</code>${count}${status}` +
     `<a class="index" href="#${entryAnchor(entry.index)}" title="Link to entry ${entry.index} (its index in the JSON report)">#${entry.index}</a>` +
     `</summary>${entryDetail(entry, groupIds)}</details></li>`

@@ -1,7 +1,9 @@
 // The HTML report (`--html FILE`): one self-contained page a reviewer opens from disk. The first screen
 // says the verdict and shows the largest difference groups; below come the mapping proposal (when the run
 // made one), the per-method table, the filters and every entry, each with its request and both replies
-// side by side. It works from the keyboard and without JavaScript (filters then do nothing).
+// side by side. The entries are listed by severity (severity.ts), the payments whose outcome differs
+// (`money`) first, then status, shape, value and order, then the entries without differences; each group
+// in file order, and each differing entry with its severity's badge. It works from the keyboard and without JavaScript (filters then do nothing).
 // Pure: builds a string. It must never reference anything outside the page (a Content-Security-Policy
 // forbids every fetch), and only ever receives entries that went through redactReportEntry.
 import { DIFF_KINDS } from '../../diff/json-diff.js';
@@ -18,6 +20,8 @@ import { escapeHtml, plural } from './html-text.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { STYLE } from './style.js';
 import { breakdownSection, verdictSection } from './summary-view.js';
+import type { DifferenceGate } from '../gate.js';
+import { entrySeverity, severityRank, SEVERITIES } from '../severity.js';
 
 export interface HtmlReportInput {
   summary: ReplaySummary;
@@ -29,7 +33,7 @@ export interface HtmlReportInput {
   /** The difference groups of every entry of the run; by default, those of the entries shown. */
   groups?: readonly DifferenceGroup[];
   /** The run's --max-differences, for the verdict. */
-  maxDifferences?: number;
+  maxDifferences?: number | DifferenceGate | undefined;
 }
 
 /** Every value the run has, in the usual order first, then any other the entries carry. */
@@ -39,15 +43,30 @@ function choicesOf(known: readonly string[], seen: Iterable<string>): string[] {
   return out;
 }
 
+/** Money first, then by severity, then the entries without differences; file order within each. */
+export function bySeverity<T extends PageEntry>(entries: readonly T[]): T[] {
+  const rank = (e: T): number => {
+    const severity = entrySeverity(e);
+    return severity === undefined ? SEVERITIES.length : severityRank(severity);
+  };
+  return entries
+    .map((entry, at) => ({ entry, at, rank: rank(entry) }))
+    .sort((a, b) => a.rank - b.rank || a.at - b.at)
+    .map((x) => x.entry);
+}
+
 function entriesSection(input: HtmlReportInput, index: GroupIndex): string {
-  const { entries, omittedEntries } = input;
+  const { omittedEntries } = input;
+  const entries = bySeverity(input.entries);
   const omitted =
     omittedEntries > 0
       ? `<p class="note">${plural(omittedEntries, 'entry', 'entries')} not on this page (identical ones first); the JSON report (--json) lists every entry.</p>`
       : '';
   return (
     '<section aria-labelledby="entries-h"><h2 id="entries-h">Entries</h2>' +
-    '<p class="lead">Numbered as in the JSON report (<code>index</code>: the position in the recording, from 0). Each number is a link to its entry.</p>' +
+    '<p class="lead">Numbered as in the JSON report (<code>index</code>: the position in the recording, from 0). Each number is a link to its entry. ' +
+    'Listed by severity: payments whose outcome differs (<span class="sev sev-money">money</span>) first, then <span class="sev sev-status">status</span>, ' +
+    '<span class="sev sev-shape">shape</span>, <span class="sev sev-value">value</span> and <span class="sev sev-order">order</span>, then the entries without differences.</p>' +
     `${omitted}<ol class="entries">${entries.map((e) => entryHtml(e, index.idsOf(e))).join('\n')}</ol></section>`
   );
 }

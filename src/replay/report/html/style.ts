@@ -76,6 +76,8 @@ button.copy{font:inherit;font-size:12px;padding:3px 10px;border-radius:6px;borde
 .tag{color:var(--muted);font-weight:500}.cause-tag{color:var(--focus)}
 .outcome-identical{color:var(--ok)}.outcome-different{color:var(--bad)}.outcome-skipped{color:var(--skip)}.outcome-error{color:var(--err)}
 .kind-type,.kind-status{color:var(--bad)}.kind-value,.kind-missing,.kind-extra{color:var(--err)}.kind-format,.kind-order,.kind-key-order{color:var(--skip)}
+.sev{font-weight:600}.badge.sev{border-radius:3px}.sev-money{color:#fff;background:var(--bad);border-color:var(--bad);padding:0 6px}.sev-status{color:var(--bad)}.sev-shape{color:var(--err)}.sev-value{color:var(--err)}.sev-order{color:var(--skip)}
+.severities strong{color:var(--bad)}
 .sbs{border:1px solid var(--line);border-radius:8px;overflow:hidden;margin-top:10px}
 .sbs-head,.ln{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr)}
 .sbs-head>div{padding:4px 10px;font-size:12px;font-weight:600;background:var(--panel);border-bottom:1px solid var(--line)}

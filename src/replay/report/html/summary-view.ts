@@ -8,6 +8,8 @@ import { SKIP_REASONS, SKIP_REASON_TEXT } from '../../run/safety.js';
 import type { ReportMeta } from '../json.js';
 import type { OutcomeCounts, ReplaySummary } from '../summary.js';
 import { escapeHtml, plural } from './html-text.js';
+import { applyGate, gateOf, type DifferenceGate } from '../gate.js';
+import { SEVERITIES } from '../severity.js';
 
 /** The counts shown, in order: [summary field, label, id, shown even when 0]. */
 const COUNTS: ReadonlyArray<[keyof OutcomeCounts, string, string, boolean]> = [
@@ -40,7 +42,25 @@ function proposalSentence(meta: ReportMeta): string {
 }
 
 /** The sentence at the top: interrupted, differences found, none found, or nothing replayed. */
-function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number | undefined): string {
+/** The sentence on --max-differences: what it allows and whether the run passes. */
+function allowedSentence(s: ReplaySummary, maxDifferences: number | DifferenceGate | undefined): string {
+  if (maxDifferences === undefined) return '';
+  const outcome = applyGate(s, gateOf(maxDifferences));
+  const verdict = outcome.exitCode === 1 ? 'fails (exit 1)' : 'passes (exit 0)';
+  const over = outcome.over.length > 0 && typeof maxDifferences !== 'number' ? ` Over: ${escapeHtml(outcome.over.join(', '))}.` : '';
+  return ` Allowed by <code>--max-differences</code>: ${escapeHtml(outcome.allowed)}, so the run ${verdict}.${over}`;
+}
+
+/** The differing entries by severity, money first: `1 money, 2 value`. */
+function severitySentence(s: ReplaySummary): string {
+  const counted = SEVERITIES.filter((k) => s.bySeverity[k] > 0);
+  if (counted.length === 0) return '';
+  const parts = counted.map((k) => `<span class="sev sev-${k}">${s.bySeverity[k]} ${k}</span>`).join(', ');
+  const money = s.bySeverity.money > 0 ? ` <strong>${plural(s.bySeverity.money, 'payment')} answered with another outcome: listed first.</strong>` : '';
+  return `<p class="severities" id="severities">Differing entries by severity: ${parts}.${money}</p>`;
+}
+
+function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number | DifferenceGate | undefined): string {
   if (meta.interrupted) {
     const headline =
       meta.entriesInFile !== undefined ? `Interrupted: ${s.total} of ${meta.entriesInFile} entries replayed.` : `Interrupted: ${s.total} entries replayed.`;
@@ -52,7 +72,7 @@ function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number 
   }
   const replayed = replayedCount(s);
   const failing = s.different + s.errors;
-  const allowed = maxDifferences !== undefined ? ` Allowed by <code>--max-differences</code>: ${maxDifferences}, so the run ${failing > maxDifferences ? 'fails (exit 1)' : 'passes (exit 0)'}.` : '';
+  const allowed = allowedSentence(s, maxDifferences);
   const notReplayed = s.total - replayed > 0 ? ` ${plural(s.total - replayed, 'entry', 'entries')} not replayed (below).` : '';
   if (replayed === 0) {
     return `<div class="verdict verdict-none"><p class="headline">No call was replayed.</p><p>${plural(s.total, 'entry', 'entries')} in the recording, none sent.${allowed}</p></div>`;
@@ -69,7 +89,7 @@ function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number 
       : '';
   return (
     `<div class="verdict verdict-fail"><p class="headline">${failing} of ${plural(replayed, 'replayed call')} ${what}.</p>` +
-    `<p>The gateway does not yet answer every call as the recorded service did.${caused}${notReplayed}${allowed}</p>${proposed}</div>`
+    `<p>The gateway does not yet answer every call as the recorded service did.${caused}${notReplayed}${allowed}</p>${severitySentence(s)}${proposed}</div>`
   );
 }
 
@@ -125,7 +145,7 @@ function detailsHtml(s: ReplaySummary, meta: ReportMeta): string {
 }
 
 /** The verdict and the totals: the first thing on the page. */
-export function verdictSection(s: ReplaySummary, meta: ReportMeta, maxDifferences: number | undefined): string {
+export function verdictSection(s: ReplaySummary, meta: ReportMeta, maxDifferences: number | DifferenceGate | undefined): string {
   return `<section aria-labelledby="summary-h" class="summary"><h2 id="summary-h" class="sr-only">Summary</h2>${verdictHtml(s, meta, maxDifferences)}<dl class="totals">${totalsHtml(s)}</dl></section>`;
 }
 
