@@ -15,7 +15,7 @@
 // request; a batch the store could not take is kept and sent again, under the same sequence number, so a
 // batch the store applied but whose answer was lost is not counted twice. Recording never waits, never
 // throws, and never depends on the store being up.
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, hash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
 export interface UsageLimits {
@@ -32,7 +32,7 @@ export interface UsageLimits {
 }
 
 export const DEFAULT_USAGE_LIMITS: UsageLimits = {
-  maxFingerprints: 10_000,
+  maxFingerprints: 1_000,
   maxAgentsPerKey: 10,
   maxAgentLength: 200,
   flushEveryMs: 5_000,
@@ -222,6 +222,9 @@ class Tracker implements UsageTracker {
   private flushing: Promise<void> | undefined;
   private failing = false;
   private readonly timer: NodeJS.Timeout | undefined;
+  /** Fingerprints by a SHA-256 of the API key (never the key itself), so a caller's HMAC is made once:
+   * an HMAC per call made and dropped two native objects per request. Bounded by `maxFingerprints`. */
+  private readonly fingerprints = new Map<string, string>();
 
   constructor(private readonly options: UsageTrackerOptions) {
     this.limits = { ...DEFAULT_USAGE_LIMITS, ...options.limits };
@@ -235,13 +238,25 @@ class Tracker implements UsageTracker {
 
   record(call: LegacyCall): void {
     try {
-      const fingerprint = usageFingerprint(this.options.secret, call.apiKey);
+      const fingerprint = this.fingerprintOf(call.apiKey);
       const agent = cleanUserAgent(call.userAgent, call.apiKey, this.limits.maxAgentLength);
       this.tallies.add(fingerprint, call.method, agent, this.now());
     } catch (err) {
       // Counting must never fail a call; the error names no key (nothing here puts one in a message).
       this.options.logger?.warn({ err: (err as Error).name }, 'a legacy call could not be counted in GET /usage');
     }
+  }
+
+  private fingerprintOf(apiKey: string | undefined): string {
+    const id = hash('sha256', apiKey ?? '', 'base64url');
+    const known = this.fingerprints.get(id);
+    if (known !== undefined) return known;
+    // Past the bound an unknown key counts under `other` without an HMAC being made: a flood of made-up
+    // keys costs one hash each, and nothing more is kept.
+    if (this.fingerprints.size >= this.limits.maxFingerprints) return OTHER_FINGERPRINT;
+    const fingerprint = usageFingerprint(this.options.secret, apiKey);
+    this.fingerprints.set(id, fingerprint);
+    return fingerprint;
   }
 
   async report(): Promise<UsageReport> {
