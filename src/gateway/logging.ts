@@ -9,11 +9,11 @@
 // repeat the Idempotency-Key store answers itself (code 8: 502 outcome unknown, 503 store unavailable), an
 // operator file left unset (501). It is told from what the request already notes (status, payment code,
 // v1 calls, error code), never from a message: v1 unreachable and a fault of the gateway stay errors.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, stdSerializers, type Logger, type DestinationStream } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
 import { maybeContextOf } from './edge/request-context.js';
+import { requestIdOf } from './edge/request-id.js';
 import type { ErrorCode } from '../shared/errors.js';
 import { asJsonValue, isJsonObject, type JsonValue } from '../shared/json-exact.js';
 import { redactLogUrl, type SecretScrubber } from '../shared/redact.js';
@@ -116,8 +116,6 @@ function withoutError(line: object): object {
   return line;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
 export function createHttpLogger(logger: Logger): HttpLogger {
   return pinoHttp({
     logger,
@@ -125,9 +123,11 @@ export function createHttpLogger(logger: Logger): HttpLogger {
     // logger): a second child per request measured about half of pino-http's cost. The id is `req.id`.
     quietReqLogger: false,
     wrapSerializers: false,
+    // The id the edge gave the request (edge/request-id.ts); made here only for a request no edge saw.
     genReqId(req: IncomingMessage, res: ServerResponse) {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      const made = maybeContextOf(req)?.requestId;
+      if (made !== undefined && made !== 'unknown') return made;
+      const id = requestIdOf(req.headers);
       res.setHeader('x-request-id', id);
       return id;
     },

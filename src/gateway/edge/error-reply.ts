@@ -13,7 +13,7 @@ export function toGatewayError(err: unknown, requestId: string): GatewayError {
 
 /** Sends the legacy error body (or nothing more, if a reply already started: the socket is then ended). */
 export function sendLegacyError(req: IncomingMessage & { id?: unknown }, res: ServerResponse, err: unknown): void {
-  const error = toGatewayError(err, String(req.id ?? 'unknown'));
+  const error = toGatewayError(err, maybeContextOf(req)?.requestId ?? String(req.id ?? 'unknown'));
   if (res.headersSent) {
     res.destroy();
     return;

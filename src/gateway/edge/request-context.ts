@@ -106,12 +106,12 @@ const CONTEXT = Symbol('legacy-gateway request context');
 
 type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
-export function attachContext(req: IncomingMessage, request: LegacyRequest, route: Route): RequestContext {
+export function attachContext(req: IncomingMessage, request: LegacyRequest, route: Route, requestId = 'unknown'): RequestContext {
   const ctx: RequestContext = {
     request,
     route,
     label: route.kind === 'own' ? route.label : undefined,
-    requestId: 'unknown',
+    requestId,
     upstream: [],
     cacheHits: 0,
     secrets: new RequestSecrets(req, request),

@@ -9,6 +9,7 @@ import type { Step } from '../steps/step.js';
 import { sendLegacyError } from './error-reply.js';
 import { LegacyRequest } from './legacy-request.js';
 import { attachContext, contextOf } from './request-context.js';
+import { requestIdOf } from './request-id.js';
 import type { RouteTable } from './route-table.js';
 
 export interface RouterParts {
@@ -27,9 +28,10 @@ function answerError(err: unknown, req: IncomingMessage, res: ServerResponse, _n
 
 export function createGatewayRouter(parts: RouterParts): Router {
   const router = express.Router();
-  router.use(function edge(req: IncomingMessage, _res: ServerResponse, next: NextFunction) {
+  router.use(function edge(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
     const request = new LegacyRequest(req.method ?? 'GET', req.url, req.headers, parts.fallbackApiKey);
-    attachContext(req, request, parts.table.lookup(request));
+    const { requestId } = attachContext(req, request, parts.table.lookup(request), requestIdOf(req.headers));
+    res.setHeader('x-request-id', requestId);
     next();
   });
   for (const step of parts.steps) router.use(step.handle);

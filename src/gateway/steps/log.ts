@@ -1,7 +1,5 @@
-// Step: the one log line per request (pino-http), and the request id it assigns (X-Request-Id, echoed
-// or generated), which the routes send upstream with every v1 call.
+// Step: the one log line per request (pino-http), under the request id the edge gave the request.
 import type { Logger } from 'pino';
-import { contextOf } from '../edge/request-context.js';
 import { createHttpLogger } from '../logging.js';
 import type { Step } from './step.js';
 
@@ -11,7 +9,6 @@ export function logStep(logger: Logger): Step {
     name: 'log',
     handle(req, res, next) {
       httpLogger(req, res);
-      contextOf(req).requestId = String(req.id);
       next();
     },
   };
