@@ -19,6 +19,7 @@ import type { RedisConnection } from './state/redis-connection.js';
 import type { Step } from './steps/step.js';
 import { sunsetHeaders } from './steps/sunset.js';
 import type { GatewayTracing } from './tracing/types.js';
+import type { ShadowFiles } from './shadow/load-shadow.js';
 
 /** The settings the composition reads: the same names, validated by the same schema, whoever gives them. */
 export type ComposedSettings = Pick<
@@ -61,6 +62,8 @@ export interface ComposeOptions {
   unsafeStore: 'refuse-start' | 'refuse-payments';
   /** Traces (OTEL_*): loaded and closed by the caller (start.ts), after the gateway. */
   tracing?: GatewayTracing;
+  /** SHADOW_MAPPINGS_DIR's candidate set and SHADOW_DIFF_FILE (shadow/load-shadow.ts); unset: shadow off. */
+  shadow?: ShadowFiles | undefined;
 }
 
 export interface ComposedGateway {
@@ -108,6 +111,7 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
     ...(settings.gatewaySecret !== undefined ? { secret: settings.gatewaySecret } : {}),
     ...(claims ? { claims: claims.store } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.shadow ? { shadow: options.shadow } : {}),
     // LEGACY_SUNSET: the legacy replies' Sunset, Deprecation (default: now, the gateway's start) and Link.
     ...(settings.legacySunset ? { sunset: sunsetHeaders({ ...settings, legacySunset: settings.legacySunset }) } : {}),
   };

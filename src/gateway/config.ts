@@ -115,6 +115,10 @@ export const settingsSchema = z.object({
   legacyDeprecatedAt: optionalText.pipe(legacyDate.optional()),
   /** The v1 documentation, linked from every legacy reply (rel="deprecation" and rel="sunset"). */
   legacyDocsUrl: optionalText.pipe(docsUrl.optional()),
+  /** A candidate mapping set: every translated read is also translated by it, off the reply's path, and compared. */
+  shadowMappingsDir: optionalText,
+  /** Where a sample of the shadow comparisons that differ is appended (JSONL); unset: none written. */
+  shadowDiffFile: optionalText,
 });
 
 type SettingName = keyof z.input<typeof settingsSchema>;
@@ -146,6 +150,8 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   legacySunset: 'LEGACY_SUNSET',
   legacyDeprecatedAt: 'LEGACY_DEPRECATED_AT',
   legacyDocsUrl: 'LEGACY_DOCS_URL',
+  shadowMappingsDir: 'SHADOW_MAPPINGS_DIR',
+  shadowDiffFile: 'SHADOW_DIFF_FILE',
 };
 
 
@@ -191,6 +197,10 @@ export interface GatewayConfig {
   legacyDeprecatedAt: Date | undefined;
   /** LEGACY_DOCS_URL: the legacy replies' Link (rel="deprecation", rel="sunset"). */
   legacyDocsUrl: string | undefined;
+  /** SHADOW_MAPPINGS_DIR (resolved): the candidate mappings every translated read is compared with. */
+  shadowMappingsDir?: string | undefined;
+  /** SHADOW_DIFF_FILE (resolved): a sample of the differing comparisons, JSONL. */
+  shadowDiffFile?: string | undefined;
 }
 
 /** The other LEGACY_* settings mean nothing without LEGACY_SUNSET; the deprecation comes before the sunset.
@@ -274,5 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     legacySunset: e.legacySunset,
     legacyDeprecatedAt: e.legacyDeprecatedAt,
     legacyDocsUrl: e.legacyDocsUrl,
+    shadowMappingsDir: e.shadowMappingsDir ? path.resolve(e.shadowMappingsDir) : undefined,
+    shadowDiffFile: e.shadowDiffFile ? path.resolve(e.shadowDiffFile) : undefined,
   };
 }

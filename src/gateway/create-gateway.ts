@@ -37,6 +37,8 @@ import { createRedisUsageStore, runsScripts } from './state/usage-redis.js';
 import { createUsageTracker, type UsageTracker } from './state/usage-tracker.js';
 import { createRedisGenerationStore } from './state/write-generations-redis.js';
 import { countStep } from './steps/count.js';
+import { createShadowReads, type ShadowReads } from './shadow/shadow-reads.js';
+import type { ShadowDiffFile } from './shadow/diff-file.js';
 import { DEMO_NOTICE, demoNoticeStep } from './steps/demo-notice.js';
 import { guardStep } from './steps/guard.js';
 import { logStep } from './steps/log.js';
@@ -92,6 +94,9 @@ export interface GatewayParts {
   tracing?: GatewayTracing;
   /** LEGACY_SUNSET's headers (steps/sunset.ts), put on every legacy reply; unset: none. */
   sunset?: SunsetHeaders;
+  /** SHADOW_MAPPINGS_DIR's candidate set (validated), and SHADOW_DIFF_FILE's sample: every translated read
+   * is compared with the candidate's translation (shadow/shadow-reads.ts). Unset: shadow off. */
+  shadow?: { candidates: MappingSet; diffFile?: ShadowDiffFile | undefined };
 }
 
 export interface Gateway {
@@ -99,6 +104,8 @@ export interface Gateway {
   table: RouteTable;
   /** The legacy calls counted per API key fingerprint (GET /usage on the metrics listener). */
   usage: UsageTracker;
+  /** The shadow comparisons (SHADOW_MAPPINGS_DIR); `shadow.replace(set)` swaps the candidate set. Undefined: off. */
+  shadow: ShadowReads | undefined;
   /** Waits for the Idempotency-Key replies still being stored, then frees the upstream pools. */
   close(): Promise<void>;
 }
@@ -200,6 +207,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     ...(parts.now ? { now: parts.now } : {}),
   });
   const claims = paymentClaims(parts, metrics);
+  const shadow = parts.shadow && createShadowReads({ ...parts.shadow, metrics, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords });
   const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, generations });
   const health = readinessProbe({
     upstreamUrl: settings.upstreamUrl,
@@ -211,7 +219,7 @@ export function createGateway(parts: GatewayParts): Gateway {
   });
   // Team listings: rosters read a few at a time, kept per API key while their v1 pages stay fresh.
   const rosters = createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) });
-  const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters, generations };
+  const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters, generations, shadow };
   // The serialised legacy replies of translated reads, kept while their v1 data stays fresh (CACHE_TTL_MS=0: none).
   const replies =
     settings.cacheTtlMs > 0
@@ -241,7 +249,9 @@ export function createGateway(parts: GatewayParts): Gateway {
     router,
     table,
     usage,
+    shadow,
     async close() {
+      await shadow?.close();
       await usage.close();
       await claims.close();
       await passthrough.close();

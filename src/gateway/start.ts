@@ -22,6 +22,8 @@ import { startMetricsServer, type MetricsServer } from './metrics/metrics-server
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createRecorder, type Recorder } from './steps/record.js';
 import type { SharedRedis } from './state/shared-redis.js';
+import { loadShadow } from './shadow/load-shadow.js';
+import type { ShadowReads } from './shadow/shadow-reads.js';
 import { loadTracing } from './tracing/load.js';
 import type { GatewayTracing } from './tracing/types.js';
 
@@ -43,6 +45,8 @@ export interface RunningGateway {
   metricsUrl: string | undefined;
   /** The connection to REDIS_URL (its state: `isUp()`, `onStateChange`); undefined without it. */
   redis: SharedRedis | undefined;
+  /** SHADOW_MAPPINGS_DIR's comparisons: `replace(set)` swaps the candidate set, `idle()` waits for the queue. */
+  shadow: ShadowReads | undefined;
 }
 
 /** An upstream composed in by the caller instead of UPSTREAM_URL (the serve command's sandbox). */
@@ -196,6 +200,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       logger,
       lifecycle,
       unsafeStore: 'refuse-start',
+      // SHADOW_MAPPINGS_DIR: a candidate set, validated as MAPPINGS_DIR is (a bad one stops the start).
+      shadow: loadShadow(config, logger),
       ...(prometheus ? { metrics: prometheus } : {}),
       ...(recorder ? { recorder: recorder.step } : {}),
       ...(options.now ? { now: options.now } : {}),
@@ -238,6 +244,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     draining: () => lifecycle.draining(),
     lifecycle,
     metricsUrl: resources.metricsServer?.url,
+    shadow: gateway.shadow,
     redis,
   };
 }

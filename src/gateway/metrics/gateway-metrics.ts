@@ -31,6 +31,12 @@ export type IdempotencyEvent = (typeof IDEMPOTENCY_EVENTS)[number];
 /** Which claim a payment call took: its Idempotency-Key, or (keyless) its fingerprint. */
 export type ClaimKind = 'key' | 'keyless';
 
+/** What became of one shadow comparison (SHADOW_MAPPINGS_DIR): the candidate's reply was the same text,
+ * different, not compared (queue full, a team listing, no candidate mapping), the candidate failed, or it
+ * asked v1 for something the served mapping did not (never called: skipped). */
+export const SHADOW_RESULTS = ['same', 'different', 'skipped', 'failed', 'candidate_needed_other_v1_call'] as const;
+export type ShadowResult = (typeof SHADOW_RESULTS)[number];
+
 export interface GatewayMetrics {
   /** A request entered the listener (the in-flight gauge goes up). */
   requestStarted(): void;
@@ -46,6 +52,10 @@ export interface GatewayMetrics {
   /** Redis (REDIS_URL) came up or went down; called once at start with its state, then on each change. */
   redisState(up: boolean): void;
   idempotencyEvent(event: IdempotencyEvent, claim: ClaimKind): void;
+  /** One shadow comparison of a read (SHADOW_MAPPINGS_DIR) ended so. */
+  shadowRead(method: string, result: ShadowResult): void;
+  /** A shadow comparison found `count` differences of this kind (the replay diff's kinds). */
+  shadowDifference(method: string, kind: string, count: number): void;
 }
 
 export const noMetrics: GatewayMetrics = {
@@ -57,6 +67,8 @@ export const noMetrics: GatewayMetrics = {
   paymentCompleted: () => undefined,
   redisState: () => undefined,
   idempotencyEvent: () => undefined,
+  shadowRead: () => undefined,
+  shadowDifference: () => undefined,
 };
 
 /** `metrics` with anything it lacks done by `noMetrics`: a host application's own GatewayMetrics, written

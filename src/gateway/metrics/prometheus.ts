@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ALL_PAYMENT_CODES } from '../../payment/codes.js';
-import { IDEMPOTENCY_EVENTS, type CacheEvent, type ClaimKind, type GatewayMetrics, type IdempotencyEvent, type UpstreamCall, type UpstreamOutcome, type UpstreamVerb } from './gateway-metrics.js';
+import { DIFF_KINDS } from '../../replay/diff/json-diff.js';
+import { IDEMPOTENCY_EVENTS, SHADOW_RESULTS, type CacheEvent, type ClaimKind, type GatewayMetrics, type IdempotencyEvent, type UpstreamCall, type UpstreamOutcome, type UpstreamVerb } from './gateway-metrics.js';
 
 /** Route names that are not legacy methods; `other` stands for anything not known at start. */
 export const FIXED_ROUTE_NAMES = ['passthrough', 'payment', 'healthz', 'readyz', 'rejected', 'other'] as const;
@@ -125,10 +126,41 @@ function upstreamMetrics(registry: Registry): GatewayMetrics['upstreamCall'] {
   };
 }
 
+/** Shadow comparisons (SHADOW_MAPPINGS_DIR), by legacy method: their results and the differences found by
+ * kind, every known pair at 0 from the start (both replies are 200s: no `status` difference). */
+function shadowMetrics(registry: Registry, methodLabel: (method: string) => string, methods: readonly string[]): Pick<GatewayMetrics, 'shadowRead' | 'shadowDifference'> {
+  const kinds: readonly string[] = DIFF_KINDS.filter((kind) => kind !== 'status');
+  const reads = new Counter({
+    name: 'legacy_gateway_shadow_reads_total',
+    help: "Translated reads also translated by the candidate mappings (SHADOW_MAPPINGS_DIR), by legacy method and result.",
+    labelNames: ['method', 'result'],
+    registers: [registry],
+  });
+  const differences = new Counter({
+    name: 'legacy_gateway_shadow_differences_total',
+    help: "Differences between the served reply and the candidate mappings' reply, by legacy method and kind (the replay diff's kinds).",
+    labelNames: ['method', 'kind'],
+    registers: [registry],
+  });
+  for (const method of methods) {
+    for (const result of SHADOW_RESULTS) reads.inc({ method, result }, 0);
+    for (const kind of kinds) differences.inc({ method, kind }, 0);
+  }
+  return {
+    shadowRead: (method, result) => {
+      if ((SHADOW_RESULTS as readonly string[]).includes(result)) reads.inc({ method: methodLabel(method), result });
+    },
+    shadowDifference: (method, kind, count) => {
+      if (kinds.includes(kind) && Number.isInteger(count) && count > 0) differences.inc({ method: methodLabel(method), kind }, count);
+    },
+  };
+}
+
 export function createPrometheusMetrics(options: PrometheusOptions): PrometheusMetrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const methods = new Set<string>([...options.legacyMethods, ...FIXED_ROUTE_NAMES]);
+  const legacyMethods = [...new Set(options.legacyMethods)];
+  const methods = new Set<string>([...legacyMethods, ...FIXED_ROUTE_NAMES]);
   const methodLabel = (method: string): string => (methods.has(method) ? method : 'other');
   const statusLabel = (status: number): string => (Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'other');
 
@@ -188,5 +220,6 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     retried: () => retries.inc(),
     paymentCompleted: (code) => payments.inc({ code: Number.isInteger(code) && code >= 0 && code <= 12 ? String(code) : 'other' }),
     ...sharedStateMetrics(registry, options.redis ?? false),
+    ...shadowMetrics(registry, methodLabel, legacyMethods),
   };
 }

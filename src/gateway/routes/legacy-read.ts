@@ -16,6 +16,7 @@ import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
 import { writeJsonReply } from '../edge/write-json.js';
+import type { ShadowReads } from '../shadow/shadow-reads.js';
 import type { RosterCache } from '../state/roster-cache.js';
 import type { WriteGenerations } from '../state/write-generations.js';
 import { takeBody, type V1Transport } from '../upstream/v1-client.js';
@@ -28,6 +29,9 @@ export interface LegacyReadDeps {
    * absent, every call reads its own. */
   rosters?: RosterCache | undefined;
   generations: Pick<WriteGenerations, 'current'>;
+  /** SHADOW_MAPPINGS_DIR: each read's v1 replies are kept and its reply compared, after it was written, with
+   * the candidate mapping's; absent (shadow off), nothing more is kept or done. */
+  shadow?: ShadowReads | undefined;
 }
 
 /** A translated read's reply, and what is known of its freshness. */
@@ -59,6 +63,7 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
     const generation = resource === undefined ? undefined : { resource, token: deps.generations.current(apiKey, resource) };
     let stale = false;
     let freshUntil = Number.POSITIVE_INFINITY;
+    const shadow = deps.shadow?.forMethod(mapping);
     const legacyReply = await runMappingText(compiled, call, {
       accountTimezone: deps.accountTimezone,
       staticRecords: deps.staticRecords,
@@ -66,7 +71,9 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
         const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation }));
         stale ||= reply.servedFrom === 'stale';
         freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
-        return handOff(takeBody(reply));
+        const body = takeBody(reply);
+        shadow?.record(v1Call, body);
+        return handOff(body);
       },
       rosters: rosterPort?.(
         apiKey,
@@ -80,7 +87,10 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
         generation?.token,
       ),
     });
-    return handOff({ text: legacyReply.take(), freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale });
+    const text = legacyReply.take();
+    // Queued to run after the route has written the reply (shadow/shadow-reads.ts).
+    shadow?.compare(ctx, call, text);
+    return handOff({ text, freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale });
   };
 }
 
