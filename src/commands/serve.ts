@@ -1,5 +1,7 @@
 // `legacy-gateway serve`: reads the environment, starts the gateway, and stops it on SIGTERM/SIGINT:
 // the gateway drains (see src/gateway/lifecycle.ts), then the process exits; a second signal exits at once.
+// SIGHUP reloads the mappings (src/gateway/reload/mapping-reload.ts): a valid set takes over, an invalid one
+// is refused with one log line and the set in service stays; the process never exits on it.
 // Start-up problems are printed plainly, one line each, without a stack trace: a bad setting, mapping or
 // operator file exits 2 (an input error), a listener that cannot be opened (the port in use) exits 1.
 import { ConfigError, loadConfig } from '../gateway/config.js';
@@ -57,6 +59,9 @@ export async function runServe(env: NodeJS.ProcessEnv = process.env): Promise<vo
       setTimeout(() => process.exit(0), 1000).unref();
     });
   };
+  process.on('SIGHUP', () => {
+    if (!stopping) void gateway.reloads.reload();
+  });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -20,6 +20,7 @@ import type { Step } from './steps/step.js';
 import { sunsetHeaders } from './steps/sunset.js';
 import type { GatewayTracing } from './tracing/types.js';
 import type { ShadowFiles } from './shadow/load-shadow.js';
+import type { MappingReloads } from './reload/mapping-reload.js';
 
 /** The settings the composition reads: the same names, validated by the same schema, whoever gives them. */
 export type ComposedSettings = Pick<
@@ -64,6 +65,8 @@ export interface ComposeOptions {
   tracing?: GatewayTracing;
   /** SHADOW_MAPPINGS_DIR's candidate set and SHADOW_DIFF_FILE (shadow/load-shadow.ts); unset: shadow off. */
   shadow?: ShadowFiles | undefined;
+  /** The mapping sets a SIGHUP reloads (a server's): sets served beside MAPPINGS_DIR register there. */
+  reloads?: MappingReloads;
 }
 
 export interface ComposedGateway {
@@ -112,6 +115,7 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
     ...(claims ? { claims: claims.store } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.shadow ? { shadow: options.shadow } : {}),
+    ...(options.reloads ? { reloads: options.reloads } : {}),
     // LEGACY_SUNSET: the legacy replies' Sunset, Deprecation (default: now, the gateway's start) and Link.
     ...(settings.legacySunset ? { sunset: sunsetHeaders({ ...settings, legacySunset: settings.legacySunset }) } : {}),
   };

@@ -46,6 +46,7 @@ import type { Step } from './steps/step.js';
 import { sunsetStep, type SunsetHeaders } from './steps/sunset.js';
 import { trackStep } from './steps/track.js';
 import type { GatewayTracing } from './tracing/types.js';
+import type { MappingReloads } from './reload/mapping-reload.js';
 import { usageStep } from './steps/usage.js';
 import { hardenTransport } from './upstream/hardened-transport.js';
 import { DEFAULT_CACHE_LIMITS } from './upstream/response-cache.js';
@@ -97,7 +98,13 @@ export interface GatewayParts {
   /** SHADOW_MAPPINGS_DIR's candidate set (validated), and SHADOW_DIFF_FILE's sample: every translated read
    * is compared with the candidate's translation (shadow/shadow-reads.ts). Unset: shadow off. */
   shadow?: { candidates: MappingSet; diffFile?: ShadowDiffFile | undefined };
+  /** The mapping sets reloaded on SIGHUP (reload/mapping-reload.ts): a set served beside MAPPINGS_DIR (the
+   * shadow mappings) registers its own reload here. Unset: nothing is reloaded (a library, a test). */
+  reloads?: MappingReloads;
 }
+
+/** What one mapping set is built from: `reload()` takes a new one of these. */
+export type MappingFiles = Pick<GatewayParts, 'mappings' | 'payment' | 'staticRecords'>;
 
 export interface Gateway {
   router: Router;
@@ -106,6 +113,11 @@ export interface Gateway {
   usage: UsageTracker;
   /** The shadow comparisons (SHADOW_MAPPINGS_DIR); `shadow.replace(set)` swaps the candidate set. Undefined: off. */
   shadow: ShadowReads | undefined;
+  /** Builds everything that depends on the mappings from `files` (the route table: every read route with its
+   * compiled mapping, the payment route; the roster and reply caches) and swaps it in at once: new requests
+   * are routed by the new set, requests already routed finish on the set they started with. The caller has
+   * validated `files`; a build that throws leaves the set in service. */
+  reload(files: MappingFiles): void;
   /** Waits for the Idempotency-Key replies still being stored, then frees the upstream pools. */
   close(): Promise<void>;
 }
@@ -213,34 +225,43 @@ export function createGateway(parts: GatewayParts): Gateway {
     upstreamUrl: settings.upstreamUrl,
     timeoutMs: settings.upstreamTimeoutMs,
     isDraining: () => lifecycle?.draining() ?? false,
-    mappingCount: parts.mappings.size,
+    mappingCount: () => served.mappings,
     ...(parts.demo ? { notice: DEMO_NOTICE } : {}),
     ...(shared ? { redisUp: () => shared.redis.isUp() } : {}),
   });
-  // Team listings: rosters read a few at a time, kept per API key while their v1 pages stay fresh.
-  const rosters = createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) });
-  const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords, rosters, generations, shadow };
-  // The serialised legacy replies of translated reads, kept while their v1 data stays fresh (CACHE_TTL_MS=0: none).
-  const replies =
-    settings.cacheTtlMs > 0
-      ? { cache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(parts.now ? { now: parts.now } : {}) }), generations, onHit: () => metrics.cacheEvent('hit') }
-      : undefined;
-  const table = buildRouteTable(legacySurface({ reads: parts.mappings, payment: parts.payment }), {
-    healthz: health.healthz,
-    readyz: health.readyz,
-    read: (mapping) => (replies ? cachedRead(mapping, legacyRead(mapping, readDeps), replies) : serveRead(legacyRead(mapping, readDeps))),
-    payment: paymentRoute({
-      mapping: parts.payment,
-      transport,
-      writer: client,
-      generations,
-      claims,
-      logger: parts.logger,
-      ...(lifecycle ? { mustFinish: (req) => lifecycle.mustFinish(req), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
-      onPaymentCode: (code) => metrics.paymentCompleted(code),
-    }),
-    passthrough,
-  });
+  // Everything built from one mapping set; a reload builds another and swaps it in whole (`served`). The
+  // v1 response cache (`transport`) is kept across sets: v1's replies do not depend on the mappings, while
+  // the roster and reply caches hold legacy replies a mapping shaped, so each set has its own.
+  const build = (files: MappingFiles): RouteTable => {
+    // Team listings: rosters read a few at a time, kept per API key while their v1 pages stay fresh.
+    const rosters = createRosterCache({ ...DEFAULT_ROSTER_CACHE_LIMITS, onHit: () => metrics.cacheEvent('hit'), ...(parts.now ? { now: parts.now } : {}) });
+    const readDeps = { transport, accountTimezone: settings.accountTimezone, staticRecords: files.staticRecords, rosters, generations, shadow };
+    // The serialised legacy replies of translated reads, kept while their v1 data stays fresh (CACHE_TTL_MS=0: none).
+    const replies =
+      settings.cacheTtlMs > 0
+        ? { cache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(parts.now ? { now: parts.now } : {}) }), generations, onHit: () => metrics.cacheEvent('hit') }
+        : undefined;
+    return buildRouteTable(legacySurface({ reads: files.mappings, payment: files.payment }), {
+      healthz: health.healthz,
+      readyz: health.readyz,
+      read: (mapping) => (replies ? cachedRead(mapping, legacyRead(mapping, readDeps), replies) : serveRead(legacyRead(mapping, readDeps))),
+      payment: paymentRoute({
+        mapping: files.payment,
+        transport,
+        writer: client,
+        generations,
+        claims,
+        logger: parts.logger,
+        ...(lifecycle ? { mustFinish: (req) => lifecycle.mustFinish(req), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
+        onPaymentCode: (code) => metrics.paymentCompleted(code),
+      }),
+      passthrough,
+    });
+  };
+  let served = { table: build(parts), mappings: parts.mappings.size };
+  // The router looks each request up in the set in service when it arrives; the route it gets holds its own
+  // mapping and caches, so a reload meanwhile changes nothing for it.
+  const table: RouteTable = { lookup: (request) => served.table.lookup(request), routes: () => served.table.routes() };
   // Who still calls the old API (GET /usage): shared through Redis when the state is, else this process's.
   const usageStore = shared && runsScripts(shared.redis) ? createRedisUsageStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
   const usage = createUsageTracker({ secret: parts.secret ?? randomBytes(32), logger: parts.logger, ...(usageStore ? { shared: usageStore } : {}) });
@@ -250,6 +271,9 @@ export function createGateway(parts: GatewayParts): Gateway {
     table,
     usage,
     shadow,
+    reload(files) {
+      served = { table: build(files), mappings: files.mappings.size };
+    },
     async close() {
       await shadow?.close();
       await usage.close();

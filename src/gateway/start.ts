@@ -11,14 +11,16 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { ConfigError, isLoopbackHost, upstreamAddress, type GatewayConfig } from './config.js';
-import { composeGateway, type ComposedGateway } from './compose.js';
+import { composeGateway, type ComposedGateway, type LoadedFiles } from './compose.js';
 import type { Gateway } from './create-gateway.js';
 import { routerListener } from './edge/router.js';
 import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
 import { loadMappingDirectory, type MappingDirectory } from './loaders/mapping-files.js';
 import { loadOperatorRecords } from './loaders/static-records.js';
+import { createMappingReloads, type MappingReloads } from './reload/mapping-reload.js';
 import { createLogger } from './logging.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
+import { noMetrics } from './metrics/gateway-metrics.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createRecorder, type Recorder } from './steps/record.js';
 import type { SharedRedis } from './state/shared-redis.js';
@@ -47,6 +49,9 @@ export interface RunningGateway {
   redis: SharedRedis | undefined;
   /** SHADOW_MAPPINGS_DIR's comparisons: `replace(set)` swaps the candidate set, `idle()` waits for the queue. */
   shadow: ShadowReads | undefined;
+  /** The mapping sets reloaded on SIGHUP: `reload()` re-reads MAPPINGS_DIR (and every set registered beside
+   * it) and swaps each valid one in; `register()` adds a set. */
+  reloads: MappingReloads;
 }
 
 /** An upstream composed in by the caller instead of UPSTREAM_URL (the serve command's sandbox). */
@@ -91,7 +96,36 @@ async function loadFiles(config: GatewayConfig): Promise<MappingDirectory & { pa
   if (!loaded.payment) {
     throw new MappingSetError([{ file: 'payment.yaml', path: '', reason: 'no payment mapping (kind: payment) in the mappings directory' }]);
   }
-  return { reads: loaded.reads, payment: loaded.payment };
+  return { reads: loaded.reads, payment: loaded.payment, digest: loaded.digest };
+}
+
+/** MAPPINGS_DIR's set and the operator files its static mappings name, read and validated: at start, and
+ * again at each reload (a bad operator file refuses the reload as a bad mapping does). */
+async function loadServedFiles(config: GatewayConfig): Promise<{ files: LoadedFiles; digest: string }> {
+  const { reads: mappings, payment, digest } = await loadFiles(config);
+  const operatorFiles = loadOperatorRecords(mappings, { TESTIMONIALS_FILE: config.testimonialsFile });
+  return { files: { mappings, payment, staticRecords: (setting) => operatorFiles.get(setting) }, digest };
+}
+
+/** SIGHUP's reloads (serve.ts): MAPPINGS_DIR's first, its files read again and, when valid, swapped into the
+ * gateway; then the sets registered beside it while composing. The set in service is named in the metrics. */
+function mappingReloads(
+  start: { config: GatewayConfig; logger: Logger; prometheus: PrometheusMetrics | undefined; digest: string; mappings: LoadedFiles['mappings'] },
+  gateway: () => Gateway,
+): MappingReloads {
+  const { config, prometheus } = start;
+  prometheus?.mappingsInService(start.digest, start.mappings.keys());
+  const reloads = createMappingReloads({ logger: start.logger, metrics: prometheus ?? noMetrics, digests: { MAPPINGS_DIR: start.digest } });
+  reloads.register({
+    name: 'MAPPINGS_DIR',
+    async reload() {
+      const next = await loadServedFiles(config);
+      gateway().reload(next.files);
+      prometheus?.mappingsInService(next.digest, next.files.mappings.keys());
+      return { digest: next.digest, mappings: next.files.mappings.size };
+    },
+  });
+  return reloads;
 }
 
 function createServer(config: GatewayConfig, listener: http.RequestListener): http.Server {
@@ -179,10 +213,12 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   const upstreamUrl = options.upstream?.url ?? config.upstreamUrl;
   if (upstreamUrl === undefined) throw new ConfigError('UPSTREAM_URL: not set');
   checkKeyExposure(config, logger);
-  const { reads: mappings, payment } = await loadFiles(config);
-  const operatorFiles = loadOperatorRecords(mappings, { TESTIMONIALS_FILE: config.testimonialsFile });
+  const { files, digest } = await loadServedFiles(config);
+  const { mappings } = files;
 
   const prometheus = config.metricsPort === undefined ? undefined : createPrometheusMetrics({ legacyMethods: mappings.keys(), redis: config.redisUrl !== undefined });
+  // Composed before the first signal can be handled: serve.ts listens for SIGHUP once started.
+  const reloads = mappingReloads({ config, logger, prometheus, digest, mappings }, () => composed.gateway);
   const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
   // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
   if (config.recordFile) prepareRecordFile(config.recordFile);
@@ -196,9 +232,10 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     tracing = await loadTracing(process.env, logger);
     composed = await composeGateway({
       settings: { ...config, upstreamUrl, upstreamApiKey: options.upstream ? options.upstream.apiKey : config.upstreamApiKey },
-      files: { mappings, payment, staticRecords: (setting) => operatorFiles.get(setting) },
+      files,
       logger,
       lifecycle,
+      reloads,
       unsafeStore: 'refuse-start',
       // SHADOW_MAPPINGS_DIR: a candidate set, validated as MAPPINGS_DIR is (a bad one stops the start).
       shadow: loadShadow(config, logger),
@@ -229,7 +266,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await composed.close();
   });
   logger.info(
-    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, upstream: upstreamAddress(upstreamUrl), sharedState: redis ? 'redis' : 'in process', paymentClaims: composed.claimsKind, duplicateWindowS: config.paymentDuplicateWindowS },
+    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, mappingsDigest: digest, upstream: upstreamAddress(upstreamUrl), sharedState: redis ? 'redis' : 'in process', paymentClaims: composed.claimsKind, duplicateWindowS: config.paymentDuplicateWindowS },
     'legacy-gateway listening',
   );
 
@@ -246,5 +283,6 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     metricsUrl: resources.metricsServer?.url,
     shadow: gateway.shadow,
     redis,
+    reloads,
   };
 }

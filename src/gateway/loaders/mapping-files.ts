@@ -1,6 +1,7 @@
 // Reads a mappings directory (one file per legacy method, *.yaml, *.yml or *.json, and records/ with each legacy
 // record once) and validates it: the read methods and their records as one set (src/mapping), the payment flow's
 // file on its own (src/payment). The only file I/O of the mappings; it runs once at start-up, never per request.
+import { createHash, type Hash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -18,6 +19,9 @@ export interface MappingDirectory {
   reads: MappingSet;
   /** mappings/payment.yaml; undefined when the directory has none. */
   payment: PaymentMapping | undefined;
+  /** A short SHA-256 (12 hex digits) of every file read, names and bytes: two replicas with the same digest
+   * serve the same set (`legacy_gateway_mappings_info`). */
+  digest: string;
 }
 
 /** The records' folder inside a mappings directory. */
@@ -38,11 +42,13 @@ function mappingFileNames(dir: string, shownAs: string, mayBeMissing: boolean): 
   }
 }
 
-/** One file's parsed data, or the problem that stops it being read. */
-function readMappingFile(filePath: string, shownAs: string): { data: unknown } | { problem: MappingProblem } {
+/** One file's parsed data, or the problem that stops it being read; its name and bytes go into `digest`. */
+function readMappingFile(filePath: string, shownAs: string, digest: Hash): { data: unknown } | { problem: MappingProblem } {
   const json = shownAs.toLowerCase().endsWith('.json');
   try {
-    const text = readFileSync(filePath, 'utf8');
+    const bytes = readFileSync(filePath);
+    digest.update(`${shownAs}\0${bytes.length}\0`).update(bytes);
+    const text = bytes.toString('utf8');
     return { data: json ? JSON.parse(text) : parseYaml(text, { uniqueKeys: true }) };
   } catch (err) {
     const reason = `not readable as ${json ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`;
@@ -50,11 +56,11 @@ function readMappingFile(filePath: string, shownAs: string): { data: unknown } |
   }
 }
 
-function readRecords(dir: string, problems: MappingProblem[]): RecordSource[] {
+function readRecords(dir: string, problems: MappingProblem[], digest: Hash): RecordSource[] {
   const records: RecordSource[] = [];
   for (const name of mappingFileNames(path.join(dir, RECORDS), `${RECORDS}/`, true)) {
     const file = `${RECORDS}/${name}`;
-    const read = readMappingFile(path.join(dir, RECORDS, name), file);
+    const read = readMappingFile(path.join(dir, RECORDS, name), file, digest);
     if ('problem' in read) problems.push(read.problem);
     else records.push({ file, name: name.replace(MAPPING_FILE, ''), data: read.data });
   }
@@ -74,21 +80,22 @@ function readPayment(name: string, data: unknown, earlier: PaymentMapping | unde
   return parsed.data;
 }
 
-/** Start-up only: blocks while it reads the directory. */
+/** Blocks while it reads the directory: at start, and at a reload (SIGHUP), never per request. */
 export function loadMappingDirectorySync(dir: string): MappingDirectory {
   const names = mappingFileNames(dir, dir, false);
   const problems: MappingProblem[] = [];
-  const records = readRecords(dir, problems);
+  const digest = createHash('sha256');
+  const records = readRecords(dir, problems, digest);
   const methods: MappingSource[] = [];
   let payment: PaymentMapping | undefined;
   for (const name of names) {
-    const read = readMappingFile(path.join(dir, name), name);
+    const read = readMappingFile(path.join(dir, name), name, digest);
     if ('problem' in read) problems.push(read.problem);
     else if (isPaymentFile(read.data)) payment = readPayment(name, read.data, payment, problems);
     else methods.push({ file: name, data: read.data });
   }
   if (problems.length > 0) throw new MappingSetError(problems);
-  return { reads: validateMappingSet({ records, methods }), payment };
+  return { reads: validateMappingSet({ records, methods }), payment, digest: digest.digest('hex').slice(0, 12) };
 }
 
 export async function loadMappingDirectory(dir: string): Promise<MappingDirectory> {

@@ -28,6 +28,11 @@ export type CacheEvent = 'hit' | 'miss' | 'stale';
 export const IDEMPOTENCY_EVENTS = ['claimed', 'replayed', 'waited', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_unavailable', 'refused_not_durable', 'wait_expired'] as const;
 export type IdempotencyEvent = (typeof IDEMPOTENCY_EVENTS)[number];
 
+/** How one reload of a mapping set (SIGHUP) ended: `ok` the new set took over, `invalid` it failed
+ * validation and the set in service stays, `error` it could not be read or built (the set in service stays). */
+export const MAPPING_RELOAD_RESULTS = ['ok', 'invalid', 'error'] as const;
+export type MappingReloadResult = (typeof MAPPING_RELOAD_RESULTS)[number];
+
 /** Which claim a payment call took: its Idempotency-Key, or (keyless) its fingerprint. */
 export type ClaimKind = 'key' | 'keyless';
 
@@ -47,6 +52,11 @@ export interface GatewayMetrics {
   cacheEvent(event: CacheEvent): void;
   /** One retry of an upstream GET was made. */
   retried(): void;
+  /** A reload of a mapping set (SIGHUP: MAPPINGS_DIR, and any set registered beside it) ended. */
+  mappingReload(result: MappingReloadResult): void;
+  /** The mappings in service (at start, then after each reload that took over): the digest of their files,
+   * and their legacy methods (besides the fixed route names, the only `method` label values). */
+  mappingsInService(digest: string, methods: Iterable<string>): void;
   /** The payment flow answered with this legacy code (0-12). */
   paymentCompleted(code: number): void;
   /** Redis (REDIS_URL) came up or went down; called once at start with its state, then on each change. */
@@ -64,6 +74,8 @@ export const noMetrics: GatewayMetrics = {
   upstreamCall: () => undefined,
   cacheEvent: () => undefined,
   retried: () => undefined,
+  mappingReload: () => undefined,
+  mappingsInService: () => undefined,
   paymentCompleted: () => undefined,
   redisState: () => undefined,
   idempotencyEvent: () => undefined,

@@ -4,6 +4,7 @@
 // Every label value is checked against a closed set here, whatever the caller passes: a label can never
 // carry an API key, a path or any other value taken from a request.
 import { readFileSync } from 'node:fs';
+import { MAPPING_RELOAD_RESULTS } from './gateway-metrics.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ALL_PAYMENT_CODES } from '../../payment/codes.js';
 import { DIFF_KINDS } from '../../replay/diff/json-diff.js';
@@ -77,6 +78,34 @@ function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMet
     redisState: (up) => redisUp?.set(up ? 1 : 0),
     idempotencyEvent: (event: IdempotencyEvent, claim: ClaimKind) => {
       if ((IDEMPOTENCY_EVENTS as readonly string[]).includes(event) && CLAIM_KINDS.includes(claim)) idempotency.inc({ event, claim });
+    },
+  };
+}
+
+/** The mappings: reloads by result (each at 0 from the start), and the digest of the set in service. A
+ * reload that takes over adds its legacy methods to the `method` label's values (`methods`). */
+function mappingMetrics(registry: Registry, methods: Set<string>): Pick<GatewayMetrics, 'mappingReload' | 'mappingsInService'> {
+  const reloads = new Counter({
+    name: 'legacy_gateway_mapping_reloads_total',
+    help: 'Reloads of a mapping set (SIGHUP), by result: ok (took over), invalid (failed validation; the set in service stays), error.',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  for (const result of MAPPING_RELOAD_RESULTS) reloads.inc({ result }, 0);
+  const info = new Gauge({
+    name: 'legacy_gateway_mappings_info',
+    help: 'Always 1; its digest label is a short SHA-256 of the files of the mappings in service (MAPPINGS_DIR).',
+    labelNames: ['digest'],
+    registers: [registry],
+  });
+  return {
+    mappingReload: (result) => {
+      if (MAPPING_RELOAD_RESULTS.includes(result)) reloads.inc({ result });
+    },
+    mappingsInService: (digest, legacyMethods) => {
+      info.reset();
+      info.set({ digest: /^[0-9a-f]{1,64}$/.test(digest) ? digest : 'other' }, 1);
+      for (const method of legacyMethods) methods.add(method);
     },
   };
 }
@@ -218,6 +247,7 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
       if (CACHE_EVENTS.includes(event)) cache.inc({ event });
     },
     retried: () => retries.inc(),
+    ...mappingMetrics(registry, methods),
     paymentCompleted: (code) => payments.inc({ code: Number.isInteger(code) && code >= 0 && code <= 12 ? String(code) : 'other' }),
     ...sharedStateMetrics(registry, options.redis ?? false),
     ...shadowMetrics(registry, methodLabel, legacyMethods),

@@ -12,7 +12,8 @@ export interface ReadinessDeps {
   upstreamUrl: string;
   timeoutMs: number;
   isDraining: () => boolean;
-  mappingCount: number;
+  /** The legacy methods in service (a reload may change them). */
+  mappingCount: () => number;
   /** Said in every /readyz body (sandbox mode: the upstream is demo data). */
   notice?: string;
   /** With REDIS_URL: whether Redis answers right now (`"redis":"up"` or `"down"` in the body). */
@@ -83,7 +84,7 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
       const ready = upstream === 'reachable';
       writeJson(res, ready ? 200 : 503, {
         status: ready ? 'ready' : upstream === 'unreachable' ? 'upstream unreachable' : 'upstream misaddressed',
-        mappings: deps.mappingCount,
+        mappings: deps.mappingCount(),
         upstream,
         ...(upstream === 'unknown_resource'
           ? { problem: "v1 answers its probe (GET /api/v1) with 404 unknown_resource: UPSTREAM_URL is not the service's base URL, and every v1 call would answer unknown_resource" }
