@@ -24,7 +24,7 @@ import { noMetrics } from './metrics/gateway-metrics.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createRecorder, type Recorder } from './steps/record.js';
 import type { SharedRedis } from './state/shared-redis.js';
-import { loadShadow } from './shadow/load-shadow.js';
+import { loadShadow, shadowReload } from './shadow/load-shadow.js';
 import type { ShadowReads } from './shadow/shadow-reads.js';
 import { loadTracing } from './tracing/load.js';
 import type { GatewayTracing } from './tracing/types.js';
@@ -253,6 +253,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   }
   if (tracing) composed = closingTracing(composed, tracing);
   const { gateway, redis } = composed;
+  if (config.shadowMappingsDir !== undefined && gateway.shadow) reloads.register(shadowReload(config.shadowMappingsDir, gateway.shadow));
   const server = createServer(config, routerListener(gateway.router));
   const port = await listen(server, config).catch(async (err: unknown) => {
     // Nothing may keep the process alive after a failed start (a port in use, say).

@@ -117,6 +117,36 @@ describe('a gateway with shadow mappings', () => {
   });
 });
 
+describe('a reload (SIGHUP)', () => {
+  it('reads SHADOW_MAPPINGS_DIR again: the candidate, fixed, now answers the same', async () => {
+    const candidate = path.join(scratch, 'reloaded');
+    cpSync(CANDIDATE, candidate, { recursive: true });
+    const record = path.join(candidate, 'records', 'client.yaml');
+    const gateway = await startTestGateway({ UPSTREAM_URL: upstream.url, METRICS_PORT: '0', CACHE_TTL_MS: '0', LOG_LEVEL: 'warn', SHADOW_MAPPINGS_DIR: candidate });
+    try {
+      const read = async (): Promise<void> => {
+        expect((await get(gateway.url, '/api/client?id=1', { 'x-api-key': KEY })).status).toBe(200);
+        await gateway.shadow!.idle();
+      };
+      await read();
+      writeFileSync(record, readFileSync(record, 'utf8').replace('{ name: minTime, default: "07:00:00" }', '{ name: minTime, default: "08:00:00" }'));
+      // What SIGHUP runs (serve.ts): MAPPINGS_DIR first, then the candidate set registered beside it.
+      const result = await gateway.reloads.reload();
+      expect(result.sets.map((s) => [s.set, s.result])).toEqual([
+        ['MAPPINGS_DIR', 'ok'],
+        ['SHADOW_MAPPINGS_DIR', 'ok'],
+      ]);
+      await read();
+      expect(nonZero(await samples(gateway, 'legacy_gateway_shadow_reads_total'))).toEqual({
+        '{method="client",result="different"}': 1,
+        '{method="client",result="same"}': 1,
+      });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('a bad candidate set', () => {
   it('stops the start, naming the file', async () => {
     const bad = path.join(scratch, 'bad');

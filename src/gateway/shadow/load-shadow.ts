@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { MappingSetError, type MappingSet } from '../../mapping/mapping-set.js';
 import type { GatewayConfig } from '../config.js';
 import { loadMappingDirectorySync } from '../loaders/mapping-files.js';
+import type { ReloadableSet } from '../reload/mapping-reload.js';
+import type { ShadowReads } from './shadow-reads.js';
 import { openShadowDiffFile, prepareShadowDiffFile, type ShadowDiffFile } from './diff-file.js';
 
 export interface ShadowFiles {
@@ -17,12 +19,29 @@ export interface ShadowFiles {
 
 /** The candidate set's read methods; throws MappingSetError with every file named under `dir`. */
 export function loadShadowSet(dir: string): MappingSet {
+  return loadShadowDirectory(dir).reads;
+}
+
+function loadShadowDirectory(dir: string): { reads: MappingSet; digest: string } {
   try {
-    return loadMappingDirectorySync(dir).reads;
+    return loadMappingDirectorySync(dir);
   } catch (err) {
     if (!(err instanceof MappingSetError)) throw err;
     throw new MappingSetError(err.problems.map((p) => ({ ...p, file: path.isAbsolute(p.file) ? p.file : path.join(dir, p.file) })));
   }
+}
+
+/** SHADOW_MAPPINGS_DIR as a set SIGHUP reloads (reload/mapping-reload.ts): read and validated again, then
+ * swapped into the shadow reads; an invalid set throws, and the candidate in service stays. */
+export function shadowReload(dir: string, shadow: Pick<ShadowReads, 'replace'>): ReloadableSet {
+  return {
+    name: 'SHADOW_MAPPINGS_DIR',
+    async reload() {
+      const next = loadShadowDirectory(dir);
+      shadow.replace(next.reads);
+      return { digest: next.digest, mappings: next.reads.size };
+    },
+  };
 }
 
 /** Undefined when SHADOW_MAPPINGS_DIR is unset (shadow off: SHADOW_DIFF_FILE alone does nothing). */
