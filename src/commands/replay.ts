@@ -40,6 +40,12 @@ Mapping proposal (--propose-mappings <dir>):
   (MAPPINGS_DIR, else the shipped ones, which are never touched) with the edits and their evidence as
   comments; replay again with MAPPINGS_DIR=<dir> to check them.
 
+Shadow pairs (--shadow-pairs):
+  The lines of the gateway's SHADOW_DIFF_FILE are reported without sending anything: the recorded reply
+  is each line's response (what was served), the gateway's is its shadow.candidate (what the candidate
+  mappings would have answered), the method its shadow.legacyMethod. No target, upstream or budget; a
+  line without "shadow" is an input error (exit code 2).
+
 Severities:
   Each differing entry has the highest severity of its differences: money (POST /api/payment whose legacy
   code or HTTP status differs), status, shape (type, missing, extra), value (value, format), order (order,
@@ -61,6 +67,7 @@ Examples:
   legacy-gateway replay staging.jsonl --target http://127.0.0.1:8080 --api-key "$KEY" --json out.json
   legacy-gateway replay traffic.har --upstream https://api.example.com --rate 0.25/s --rules rules.yaml
   legacy-gateway replay traffic.har --upstream https://api.example.com --propose-mappings proposed/
+  legacy-gateway replay shadow-diffs.jsonl --shadow-pairs --html shadow.html
 `;
 
 export function registerReplayCommand(program: Command): void {
@@ -94,6 +101,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--include-writes', 'also replay writes (POST, PUT, PATCH, DELETE)')
     .option('--allow-production-writes', 'with --include-writes, replay payments against a target that is not the sandbox or loopback')
     .option('--all-paths', 'also replay calls outside /api/** and /ondemand/** (pages, assets)')
+    .option('--shadow-pairs', "render the pairs of a SHADOW_DIFF_FILE (served reply against the candidate's) without sending anything")
     .option('--propose-mappings <dir>', 'read the v1 records behind each differing call and write to <dir> a copy of the mappings with the edits they prove')
     .addHelpText('after', HELP_AFTER)
     .action(async (file: string, raw: Record<string, unknown>) => {

@@ -36,6 +36,10 @@ export interface RecordedExchange {
     /** undefined: the recording holds no body for this reply (nothing to compare). */
     body: RecordedReplyBody | undefined;
   };
+  /** A JSONL line's `shadow` field as written (the gateway's SHADOW_DIFF_FILE), read only by --shadow-pairs (run/shadow-pairs.ts). */
+  shadow?: unknown;
+  /** The legacy method the entry names itself (a shadow pair's `shadow.legacyMethod`); else read from the URL. */
+  legacyMethod?: string;
 }
 
 export class RecordingEntryError extends Error {
@@ -95,6 +99,7 @@ const jsonlLineSchema = z.object({
     headers: headerMap.optional(),
     body: z.unknown().optional(),
   }),
+  shadow: z.unknown().optional(),
 });
 
 function issuesText(error: z.ZodError, prefix: string): string {
@@ -160,7 +165,7 @@ export function fromJsonlLine(raw: unknown, index: number, lineNumber: number): 
   const location = `line ${lineNumber}`;
   const parsed = jsonlLineSchema.safeParse(raw);
   if (!parsed.success) throw new RecordingEntryError(issuesText(parsed.error, `${location}: `).replace(/: \./g, ': '));
-  const { request, response } = parsed.data;
+  const { request, response, shadow } = parsed.data;
   const requestBody = asJsonValue(request.body);
   const replyBody = asJsonValue(response.body);
   let body: RecordedRequestBody | undefined;
@@ -174,5 +179,6 @@ export function fromJsonlLine(raw: unknown, index: number, lineNumber: number): 
     location,
     request: { method: request.method.toUpperCase(), url: request.url, headers: headerPairs(request.headers), body },
     response: { status: response.status, headers: headerPairs(response.headers), body: reply },
+    ...(shadow !== undefined ? { shadow } : {}),
   };
 }

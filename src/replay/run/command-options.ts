@@ -59,10 +59,15 @@ const optionsSchema = z
     allowProductionWrites: z.boolean().default(false),
     allPaths: z.boolean().default(false),
     proposeMappings: z.string().trim().min(1, 'must name a directory').optional(),
+    shadowPairs: z.boolean().default(false),
   })
   .refine((o) => !(o.target && o.upstream), {
     message: '--upstream configures the in-process gateway; it cannot be combined with --target',
     path: ['upstream'],
+  })
+  .refine((o) => !o.shadowPairs || (o.target === undefined && o.upstream === undefined && o.proposeMappings === undefined), {
+    message: 'renders the pairs recorded in the file and sends nothing: --target, --upstream and --propose-mappings do not apply',
+    path: ['shadowPairs'],
   })
   .refine((o) => !o.allowProductionWrites || o.includeWrites, {
     message: '--allow-production-writes only applies together with --include-writes',
@@ -86,6 +91,7 @@ const OPTION_FLAGS: Readonly<Record<string, string>> = {
   format: '--format',
   allowProductionWrites: '--allow-production-writes',
   proposeMappings: '--propose-mappings',
+  shadowPairs: '--shadow-pairs',
 };
 
 /** Validates commander's raw option values; throws ReplayUsageError naming each bad option. */

@@ -33,7 +33,7 @@ type EntryHead = Pick<ReportEntry, 'index' | 'method' | 'url' | 'legacyMethod'>;
 
 function entryHead(exchange: RecordedExchange): EntryHead {
   const { method, url } = exchange.request;
-  return { index: exchange.index, method, url, legacyMethod: legacyMethodOf(url) };
+  return { index: exchange.index, method, url, legacyMethod: exchange.legacyMethod ?? legacyMethodOf(url) };
 }
 
 export function skippedEntry(exchange: RecordedExchange, reason: SkipReason): ReportEntry {

@@ -9,6 +9,8 @@
 // operator asked to quit at once (commander itself exits, with 2, on a malformed command line). It must
 // never print a key, token or password: every line goes through the run's scrubber, every entry through
 // redaction. It must never leave a partial report file behind, whatever ends the run.
+// With --shadow-pairs nothing is started or sent: each line of a SHADOW_DIFF_FILE answers from itself
+// (shadow-pairs.ts, target.ts shadowPairsTarget).
 // With --propose-mappings it also feeds the differing entries to the mapping proposal and, once every entry
 // is replayed and before the target stops, has it read v1 and write the proposed mappings
 // (src/replay/propose/mapping-proposal.ts).
@@ -26,7 +28,7 @@ import { combineRuleSets, EMPTY_RULE_SET, parseRules, RulesFileError, type RuleS
 import type { ReportMeta } from '../report/json.js';
 import { runReplay, type ReplayRunOptions, type ReplayRunResult, type ReplaySinks } from './runner.js';
 import { listenForInterrupts, type InterruptIo, type Interrupts } from './interrupts.js';
-import { runningGatewayTarget, startInProcessGateway, type ReplayTarget } from './target.js';
+import { runningGatewayTarget, shadowPairsTarget, startInProcessGateway, type ReplayTarget } from './target.js';
 import { INTERRUPTED_EXIT_CODE, verdictOf } from '../report/verdict.js';
 import type { MappedResources } from './write-effects.js';
 import type { MappingProposal } from '../propose/mapping-proposal.js';
@@ -111,7 +113,7 @@ function announce(run: CommandRun): void {
     `replay: ${path.basename(run.file)} (${run.format.toUpperCase()}) against ${run.target.label}` +
       `${run.options.includeWrites ? ', writes included' : ''}\n`,
   );
-  if (run.apiKey === undefined) {
+  if (run.apiKey === undefined && !run.options.shadowPairs) {
     run.io.stderr.write(
       'warning: no --api-key (or UPSTREAM_API_KEY): recorded keys are removed and no key is sent; the gateway uses its own UPSTREAM_API_KEY\n',
     );
@@ -140,6 +142,7 @@ function runnerOptions(run: CommandRun): ReplayRunOptions {
     timeoutMs: options.timeout,
     hourlyBudget: options.budget,
     signal: run.interrupts.signal,
+    shadowPairs: options.shadowPairs,
   };
 }
 
@@ -278,7 +281,8 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
   const { options } = inputs;
   let target: ReplayTarget;
   try {
-    target = options.target !== undefined ? runningGatewayTarget(options.target) : await startInProcessGateway(options, io.env);
+    if (options.shadowPairs) target = shadowPairsTarget();
+    else target = options.target !== undefined ? runningGatewayTarget(options.target) : await startInProcessGateway(options, io.env);
   } catch (err) {
     return fail(`cannot start the in-process gateway: ${(err as Error).message}`);
   }

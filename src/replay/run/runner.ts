@@ -19,8 +19,9 @@ import { errorEntry, notComparableEntry, replayedEntry, skippedEntry, type Compa
 import { FileOrderHandover } from './file-order-handover.js';
 import { createPacer, type Pacer } from './pace.js';
 import { countEntry, type ProgressState } from './progress.js';
-import { readRecording, type RecordingFormat } from '../recordings/read-recording.js';
-import type { RecordedExchange } from '../recordings/recording.js';
+import { readRecording, RecordingInputError, type RecordingFormat } from '../recordings/read-recording.js';
+import { RecordingEntryError, type RecordedExchange } from '../recordings/recording.js';
+import { shadowPairOf, withShadowMethod } from './shadow-pairs.js';
 import type { JsonValue } from '../../shared/json-exact.js';
 import { secretsOfRequest, SecretScrubber } from '../../shared/redact.js';
 import { redactReportEntry, type ReportEntry } from '../report/entry.js';
@@ -52,6 +53,12 @@ export interface ReplayRunOptions {
   hourlyBudget: number;
   /** Aborted: stop sending (and reading), finish the calls in flight, return what was done. */
   signal?: AbortSignal | undefined;
+  /**
+   * `--shadow-pairs`: nothing is sent; each line answers from itself (its `shadow.candidate`, shadow-pairs.ts).
+   * No safety decision (every line is compared), no budget, no write ordering; a line without `shadow` is
+   * a RecordingInputError.
+   */
+  shadowPairs?: boolean;
 }
 
 export interface ReplaySinks {
@@ -111,6 +118,10 @@ async function scanRecording(options: ReplayRunOptions, scrubber: SecretScrubber
     if (options.signal?.aborted === true) return undefined;
     total++;
     scrubber.add(...secretsOfExchange(exchange));
+    if (options.shadowPairs === true) {
+      checkShadowPair(options.file, exchange);
+      continue;
+    }
     if (decideExchange(exchange, options.safety).replay) {
       toReplay++;
       const key = budgetKey(exchange.request.method, exchange.request.url);
@@ -119,6 +130,16 @@ async function scanRecording(options: ReplayRunOptions, scrubber: SecretScrubber
     }
   }
   return { total, toReplay, budgetCounts, writeWarning: writes.warning() };
+}
+
+/** Under --shadow-pairs, every line must carry its pair: checked before anything is reported. */
+function checkShadowPair(file: string, exchange: RecordedExchange): void {
+  try {
+    shadowPairOf(exchange);
+  } catch (err) {
+    if (err instanceof RecordingEntryError) throw new RecordingInputError(`${file}: ${err.message}`);
+    throw err;
+  }
 }
 
 function secretsOfExchange({ request }: RecordedExchange): string[] {
@@ -182,18 +203,14 @@ interface CallReplayer {
 }
 
 function createCallReplayer(options: ReplayRunOptions, keepRecordedJson: boolean): CallReplayer {
+  if (options.shadowPairs === true) return createShadowPairReplayer(options, keepRecordedJson);
   const agent = new Agent({
     connections: Math.max(1, options.concurrency),
     keepAliveTimeout: 10_000,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
-  const comparison: Comparison = {
-    rulesFor: rulesByMethod(options.rules),
-    checkOrder: options.checkOrder,
-    checkKeyOrder: options.checkKeyOrder ?? true,
-  };
-  const ruleHits = new Map<number, number>();
+  const compare = createComparer(options, keepRecordedJson);
   const replay = async (exchange: RecordedExchange, afterWrite: boolean): Promise<ReplayedItem> => {
     const call = buildReplayRequest(exchange.request, { baseUrl: options.targetUrl, apiKey: options.apiKey });
     let reply: TargetReply;
@@ -203,11 +220,35 @@ function createCallReplayer(options: ReplayRunOptions, keepRecordedJson: boolean
       const e = err as Error & { code?: string };
       return { entry: errorEntry(exchange, `${e.code ? `${e.code}: ` : ''}${e.message}`) };
     }
+    return compare.item(exchange, reply, afterWrite);
+  };
+  return { replay, ruleHits: compare.ruleHits, close: () => agent.close() };
+}
+
+/** Compares a reply with the recorded one into the entry handed over, counting the rules used. */
+function createComparer(options: ReplayRunOptions, keepRecordedJson: boolean) {
+  const comparison: Comparison = {
+    rulesFor: rulesByMethod(options.rules),
+    checkOrder: options.checkOrder,
+    checkKeyOrder: options.checkKeyOrder ?? true,
+  };
+  const ruleHits = new Map<number, number>();
+  const item = (exchange: RecordedExchange, reply: TargetReply, afterWrite: boolean): ReplayedItem => {
     const { entry, matchedRuleIds, recordedJson } = replayedEntry(exchange, reply, comparison, afterWrite);
     for (const id of matchedRuleIds) ruleHits.set(id, (ruleHits.get(id) ?? 0) + 1);
     return keepRecordedJson && recordedJson !== undefined ? { entry, recordedJson } : { entry };
   };
-  return { replay, ruleHits, close: () => agent.close() };
+  return { item, ruleHits: ruleHits as ReadonlyMap<number, number> };
+}
+
+/** --shadow-pairs: each line answers from itself (its candidate reply); nothing is sent, no connection is opened. */
+function createShadowPairReplayer(options: ReplayRunOptions, keepRecordedJson: boolean): CallReplayer {
+  const compare = createComparer(options, keepRecordedJson);
+  const replay = (exchange: RecordedExchange): Promise<ReplayedItem> => {
+    const pair = shadowPairOf(exchange);
+    return Promise.resolve(compare.item(withShadowMethod(exchange, pair), pair.candidate, false));
+  };
+  return { replay, ruleHits: compare.ruleHits, close: async () => undefined };
 }
 
 /** The pacer of the calls; with a slow --rate the wait for the next start can be long: an abort ends it. */
@@ -265,6 +306,8 @@ interface ReplayPass {
   handover: FileOrderHandover<ReplayedItem>;
   pacer: Pacer;
   writes: ReplayedWrites;
+  /** --shadow-pairs: nothing is sent, so no write changes what a later line reads. */
+  shadowPairs: boolean;
   stopped(): boolean;
 }
 
@@ -281,7 +324,7 @@ async function sendInOrder(pass: ReplayPass, exchange: RecordedExchange): Promis
     release();
     return false;
   }
-  const afterWrite = followCall(pass.writes, exchange);
+  const afterWrite = pass.shadowPairs ? false : followCall(pass.writes, exchange);
   const item = pass.replayer
     .replay(exchange, afterWrite)
     .catch((err: unknown): ReplayedItem => ({ entry: errorEntry(exchange, (err as Error).message) }));
@@ -302,12 +345,13 @@ async function replayEntries(options: ReplayRunOptions, replayer: CallReplayer, 
     handover,
     pacer: createCallPacer(options),
     writes: new ReplayedWrites(options.resources),
+    shadowPairs: options.shadowPairs === true,
     stopped: () => options.signal?.aborted === true,
   };
   for await (const exchange of readRecording(options.file, options.format)) {
     await handover.makeRoom(exchange.index, window);
     if (pass.stopped()) return true;
-    const decision = decideExchange(exchange, options.safety);
+    const decision: ReplayDecision = pass.shadowPairs ? { replay: true } : decideExchange(exchange, options.safety);
     if (!decision.replay) handover.ready(exchange.index, { entry: unsentEntry(exchange, decision) });
     else if (!(await sendInOrder(pass, exchange))) return true;
     await handover.flush();

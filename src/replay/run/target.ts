@@ -32,6 +32,21 @@ export function runningGatewayTarget(url: string): ReplayTarget {
   };
 }
 
+/**
+ * --shadow-pairs: no target at all. Each line answers from itself (shadow-pairs.ts); the URL is never
+ * used (the runner opens no connection) and names no real host.
+ */
+export function shadowPairsTarget(): ReplayTarget {
+  return {
+    url: 'http://shadow-pairs.invalid',
+    v1Url: 'http://shadow-pairs.invalid',
+    label: 'the candidate replies recorded in the file (--shadow-pairs)',
+    sandboxOrLoopback: false,
+    defaultKey: undefined,
+    close: async () => undefined,
+  };
+}
+
 /** The v1 API behind the in-process gateway. */
 interface GatewayUpstream {
   url: string;
