@@ -2,7 +2,7 @@
 // legacy method per second and never past a size bound (lines past it are dropped, with one warning). Each
 // line is a call the replay's JSONL reader takes (`request`, `response`: the served reply) with the shadow's
 // own fields beside it (`shadow`: the method, the candidate's reply, the differences), so that
-// `legacy-gateway replay <file>` with MAPPINGS_DIR set to the candidate set renders them as a report. Nothing
+// `legacy-gateway replay <file> --shadow-pairs` renders the pairs as a report without sending anything. Nothing
 // in a line is a secret: the path is redacted as a log line's is (secrets and lookup values such as an email
 // masked), both replies and every difference value pass through the request's scrubber, and no header is
 // written.
