@@ -20,4 +20,6 @@ function testFiles(dir: string): string[] {
 
 const withServers = testFiles('test').filter((file) => NEEDS_A_SERVER.test(readFileSync(file, 'utf8')));
 
-export default mergeConfig(base, defineConfig({ test: { exclude: [...withServers, 'node_modules/**'] } }));
+// Three workers on two cores: most of these tests wait on processes and sockets of their own, so a third
+// worker fills the time the others spend waiting.
+export default mergeConfig(base, defineConfig({ test: { exclude: [...withServers, 'node_modules/**'], maxWorkers: 3 } }));
