@@ -32,9 +32,10 @@ const KEEPALIVE = 128;
  * The main configuration both nginx rows share; `httpBody` goes in its `http` context. The access log is
  * on, written to /dev/null as the gateway's log lines are: the line is built, the disk is left out of it.
  */
-function mainConfig(dir: string, httpBody: string[]): string {
+function mainConfig(dir: string, httpBody: string[], mainLines: string[] = []): string {
   const at = (name: string) => path.join(dir, name);
   return [
+    ...mainLines,
     'worker_processes 1;',
     `pid ${at('nginx.pid')};`,
     `error_log ${at('error.log')} warn;`,
@@ -129,7 +130,7 @@ export async function startBenchNginx(
   name: string,
   binary: string,
   port: number,
-  http: { body?: string[]; include?: string },
+  http: { body?: string[]; include?: string; /** Lines before the main configuration (load_module). */ main?: string[] },
   lifetimeS: number,
 ): Promise<BenchNginx> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lgw-bench-nginx-'));
@@ -140,7 +141,7 @@ export async function startBenchNginx(
     writeFileSync(path.join(dir, 'front.conf'), http.include);
     body.push(`include ${path.join(dir, 'front.conf')};`);
   }
-  writeFileSync(path.join(dir, 'nginx.conf'), mainConfig(dir, body));
+  writeFileSync(path.join(dir, 'nginx.conf'), mainConfig(dir, body, http.main));
   const errorLogFile = path.join(dir, 'error.log');
   const pidFile = path.join(dir, 'nginx.pid');
   const errorLog = () => (existsSync(errorLogFile) ? readFileSync(errorLogFile, 'utf8') : '');

@@ -1,7 +1,8 @@
 // `npm run bench`: one bounded run on loopback (docs/benchmarks.md). Starts a fake v1 upstream, then measures
 // every row (bench/targets.ts) with autocannon: the gateway (`dist/cli.js serve` as `npm start` runs it,
 // metrics on, logs at info to /dev/null) beside its baselines (direct v1, a minimal reshaper, a bare
-// express+HPM proxy), with Redis and with nginx in front when they are installed, and on Node 24 beside
+// express+HPM proxy, and a hand-written node:http and an nginx + Lua reshaper, each first checked to answer
+// the gateway's bytes: bench/same-bytes.ts), with Redis and with nginx in front when they are installed, and on Node 24 beside
 // the bench's Node. Each target runs --rounds times (order alternating) and its best run is kept, since the
 // machine may be busy with other work. Prints the table, every figure beside its target (met or MISSED),
 // and writes both to bench/results/. Every server process is on 127.0.0.1 and is killed by its own deadline.
@@ -15,12 +16,13 @@ import { findNode24, type NodeBinary } from './node-24.js';
 import { readOptions } from './options.js';
 import { startChild } from './processes.js';
 import { runProfile } from './profile-run.js';
+import { checkSameBytes } from './same-bytes.js';
 import type { BenchRedis } from './redis-server.js';
 import { startRedis } from './redis-setup.js';
 import { everythingSaid, say } from './report-lines.js';
 import { HANDFUL_OF_KEYS, PAYMENTS_PER_RUN, checkPayment } from './requests.js';
 import { describeStart, readStartCommand } from './start-command.js';
-import { printCachedRatios, printFrontRatios, printMemory, printNode24, printTeamListings, printTranslationFloor, printUncachedRatios } from './summary-checks.js';
+import { printCachedRatios, printFrontRatios, printMemory, printNode24, printSameBytesRatios, printTeamListings, printTranslationFloor, printUncachedRatios } from './summary-checks.js';
 import { printRedis } from './summary-redis.js';
 import { table } from './summary-table.js';
 import { targets } from './targets.js';
@@ -72,13 +74,15 @@ async function main(): Promise<void> {
     await checkPayment(payer).finally(() => payer.stop());
     redis = await startRedis(root, fake, launcher, RUN_LIFETIME_S);
     const nginx = await startNginx(fake, launcher);
-    const all = targets({ here, launcher, redis, nginx, node24: node, rosterSizes: options.rosterSizes, connections: run.connections });
+    const sameBytes = await checkSameBytes(here, fake, launcher);
+    const all = targets({ here, launcher, redis, nginx, node24: node, rosterSizes: options.rosterSizes, connections: run.connections, sameBytes });
     const rows = await measureAll(run, fake, all.filter((t) => options.only?.test(t.name) ?? true));
     const get = (target: string) => rows.find((r) => r.target === target);
     say(`\n${table(rows, KEYS)}`);
     say('(direct rows: the fake v1 process itself, whose RSS covers every run it served; nginx rows: peak RSS of nginx, master and');
     say(' worker, and CPU of nginx plus the gateway behind the front, split below; spread: (best - worst) / best req/s of the rounds)\n');
     printUncachedRatios(get);
+    printSameBytesRatios(get);
     printTranslationFloor(floor);
     printCachedRatios(get, KEYS);
     printFrontRatios(get);

@@ -47,6 +47,18 @@ export function printUncachedRatios(rows: Rows): void {
   }
 }
 
+/** The same bytes (each baseline checked to answer the gateway's reply before it ran): the gateway with the
+ * cache off against the hand-written node:http reshaper and the nginx + Lua reshaper, a new key per request. */
+export function printSameBytesRatios(rows: Rows): void {
+  say('Same bytes, a new API key per request, gateway cache off (req/s; each baseline checked byte for byte first):');
+  for (const [records, luaGoal] of [[10, 2], [100, 1], [1000, 1]] as const) {
+    const gw = names.translatedUncached(records);
+    const [hand, lua] = [names.handwritten(records), names.nginxLua(records)];
+    figure(`  gateway / hand-written node:http ${records}`, ratio(rows, gw, hand), 'x', { atLeast: 1 }, cpuNote(rows, gw, hand));
+    figure(`  gateway / nginx+Lua ${records}`, ratio(rows, gw, lua), 'x', { atLeast: luaGoal }, cpuNote(rows, gw, lua));
+  }
+}
+
 export function printCachedRatios(rows: Rows, keys: number): void {
   say(`Served from the caches (${keys} API keys in rotation), and the passthrough:`);
   const t100 = names.translated(100);

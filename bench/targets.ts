@@ -5,11 +5,13 @@ import path from 'node:path';
 import { type NginxSetup, nginxTargets } from './front-targets.js';
 import { CACHE_OFF, launchGateway, type GatewayLauncher } from './gateway-launch.js';
 import type { Keys, Load, TargetSpec } from './measure.js';
+import { startNginxLua } from './nginx-lua-reshaper.js';
 import type { NodeBinary } from './node-24.js';
 import { startChild, type BenchProcess } from './processes.js';
 import { redisEnv } from './redis-setup.js';
 import type { BenchRedis } from './redis-server.js';
 import { handfulOfKeys, newKeyPerRequest, payments } from './requests.js';
+import type { SameBytes } from './same-bytes.js';
 import * as names from './target-names.js';
 
 export interface TargetContext {
@@ -21,6 +23,8 @@ export interface TargetContext {
   node24: NodeBinary | undefined;
   rosterSizes: number[];
   connections: number;
+  /** The baselines seen to answer the gateway's bytes, by size. */
+  sameBytes: SameBytes | undefined;
 }
 
 interface GatewayOptions {
@@ -90,8 +94,17 @@ function teamColdTarget(ctx: TargetContext, members: number): TargetSpec {
   return { name, path: names.TEAM_PATH, start, keys: 'new per request', load: () => ({ requests: newKeyPerRequest(names.TEAM_PATH), ...amount }) };
 }
 
+/** The nginx + Lua reshaper at `records`, when it answered the gateway's bytes there. */
+function nginxLuaRow(ctx: TargetContext, records: number, urlPath: string): TargetSpec[] {
+  const lua = ctx.sameBytes?.nginxLua;
+  if (!lua || !ctx.sameBytes?.nginxLuaSizes.has(records)) return [];
+  const name = names.nginxLua(records);
+  return [{ name, path: urlPath, start: (upstream) => startNginxLua(name, lua, upstream), keys: 'new per request', load: loadFor('new per request', urlPath) }];
+}
+
 /** The translated list at `records`: direct v1 (when given), the minimal reshaper, the gateway with the cache
- * off and a new key per request (each beside the reshaper), then the cached read. */
+ * off and a new key per request (each beside the reshaper; the same-bytes baselines on either side of it), then
+ * the cached read. */
 function translatedRows(ctx: TargetContext, records: number, extra: { direct?: boolean; uncachedAfter?: TargetSpec[]; cachedAfter?: TargetSpec[] }): TargetSpec[] {
   const urlPath = names.clientsPath(records);
   // The nginx front's rows come right after the gateway's own, before its Node 24 twin.
@@ -100,7 +113,9 @@ function translatedRows(ctx: TargetContext, records: number, extra: { direct?: b
   return [
     ...(extra.direct ? [directTarget(names.direct(records), `/api/v1/clients?limit=${records}`)] : []),
     childTarget(ctx, names.reshaper(records), 'minimal-reshaper.js', urlPath, 'new per request'),
+    ...(ctx.sameBytes?.handwritten.has(records) ? [childTarget(ctx, names.handwritten(records), 'handwritten-reshaper.js', urlPath, 'new per request')] : []),
     uncached!,
+    ...nginxLuaRow(ctx, records, urlPath),
     ...(extra.uncachedAfter ?? []),
     ...uncached24,
     ...cached.slice(0, 1),
