@@ -1,6 +1,6 @@
 // How the bench starts a gateway: `dist/cli.js serve` with what `npm start` sets (its environment and Node
 // flags, package.json), logs at info to /dev/null and metrics on, as it runs in production, plus a row's
-// own settings; on the bench's Node or another (the Node 24 rows).
+// own settings; on the bench's Node or another (the Node 26 rows).
 import { startGateway, type BenchProcess } from './processes.js';
 import type { StartCommand } from './start-command.js';
 

@@ -21,11 +21,11 @@ function sizes(name: string, fallback: number[]): number[] {
   return list;
 }
 
-/** `--node24 <path>`, `--node24 off`, or by default the Node 24 of the npm registry (`npx -y node@24`). */
-export type Node24Choice = { kind: 'npx' } | { kind: 'path'; path: string } | { kind: 'off' };
+/** `--node26 <path>`, `--node26 off`, or by default the Node 26 of the npm registry (`npx -y node@26`). */
+export type Node26Choice = { kind: 'npx' } | { kind: 'path'; path: string } | { kind: 'off' };
 
-function node24(): Node24Choice {
-  const text = value('--node24');
+function node26(): Node26Choice {
+  const text = value('--node26');
   if (text === undefined) return { kind: 'npx' };
   return text === 'off' ? { kind: 'off' } : { kind: 'path', path: text };
 }
@@ -42,7 +42,7 @@ export interface BenchOptions {
   profile: boolean;
   /** Team sizes of the cold team-listing rows (practitioners in the fake v1). */
   rosterSizes: number[];
-  node24: Node24Choice;
+  node26: Node26Choice;
   /** Only the targets whose name matches (ratios whose sides were not run print n/a). */
   only: RegExp | undefined;
 }
@@ -56,7 +56,7 @@ export function readOptions(): BenchOptions {
     connections: Math.max(1, number('--connections', 50)),
     profile: process.argv.includes('--profile'),
     rosterSizes: sizes('--roster-sizes', [200, 2000, 10_000]),
-    node24: node24(),
+    node26: node26(),
     only: only === undefined ? undefined : new RegExp(only),
   };
 }

@@ -2,7 +2,7 @@
 // every row (bench/targets.ts) with autocannon: the gateway (`dist/cli.js serve` as `npm start` runs it,
 // metrics on, logs at info to /dev/null) beside its baselines (direct v1, a minimal reshaper, a bare
 // express+HPM proxy, and a hand-written node:http and an nginx + Lua reshaper, each first checked to answer
-// the gateway's bytes: bench/same-bytes.ts), with Redis and with nginx in front when they are installed, and on Node 24 beside
+// the gateway's bytes: bench/same-bytes.ts), with Redis and with nginx in front when they are installed, and on Node 26 beside
 // the bench's Node. Each target runs --rounds times (order alternating) and its best run is kept, since the
 // machine may be busy with other work. Prints the table, every figure beside its target (met or MISSED),
 // and writes both to bench/results/. Every server process is on 127.0.0.1 and is killed by its own deadline.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { startNginx } from './front-targets.js';
 import { launchGateway, type GatewayLauncher } from './gateway-launch.js';
 import { measureAll, type RunSettings } from './measure.js';
-import { findNode24, type NodeBinary } from './node-24.js';
+import { findNode26, type NodeBinary } from './node-26.js';
 import { readOptions } from './options.js';
 import { startChild } from './processes.js';
 import { runProfile } from './profile-run.js';
@@ -22,7 +22,7 @@ import { startRedis } from './redis-setup.js';
 import { everythingSaid, say } from './report-lines.js';
 import { HANDFUL_OF_KEYS, PAYMENTS_PER_RUN, checkPayment } from './requests.js';
 import { describeStart, readStartCommand } from './start-command.js';
-import { printCachedRatios, printFrontRatios, printMemory, printNode24, printSameBytesRatios, printTeamListings, printTranslationFloor, printUncachedRatios } from './summary-checks.js';
+import { printCachedRatios, printFrontRatios, printMemory, printNode26, printSameBytesRatios, printTeamListings, printTranslationFloor, printUncachedRatios } from './summary-checks.js';
 import { printRedis } from './summary-redis.js';
 import { table } from './summary-table.js';
 import { targets } from './targets.js';
@@ -38,10 +38,10 @@ const KEYS = HANDFUL_OF_KEYS.length;
 /** The fake v1 and redis-server serve the whole run: 25 minutes at most, whatever happens. */
 const RUN_LIFETIME_S = 1500;
 
-function node24(): NodeBinary | undefined {
-  const found = findNode24(options.node24);
+function node26(): NodeBinary | undefined {
+  const found = findNode26(options.node26);
   if ('skipped' in found) {
-    console.log(`Node 24 rows skipped: ${found.skipped}`);
+    console.log(`Node 26 rows skipped: ${found.skipped}`);
     return undefined;
   }
   return found;
@@ -63,7 +63,7 @@ function printHeader(node: NodeBinary | undefined): void {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const node = node24();
+  const node = node26();
   printHeader(node);
   // In process and first, while nothing else runs: the translation's floor, without HTTP.
   const floor = options.only && !options.only.test('translation floor') ? undefined : await measureTranslationFloor(path.join(root, 'dist'), path.join(root, 'mappings'));
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     redis = await startRedis(root, fake, launcher, RUN_LIFETIME_S);
     const nginx = await startNginx(fake, launcher);
     const sameBytes = await checkSameBytes(here, fake, launcher);
-    const all = targets({ here, launcher, redis, nginx, node24: node, rosterSizes: options.rosterSizes, connections: run.connections, sameBytes });
+    const all = targets({ here, launcher, redis, nginx, node26: node, rosterSizes: options.rosterSizes, connections: run.connections, sameBytes });
     const rows = await measureAll(run, fake, all.filter((t) => options.only?.test(t.name) ?? true));
     const get = (target: string) => rows.find((r) => r.target === target);
     say(`\n${table(rows, KEYS)}`);
@@ -87,14 +87,14 @@ async function main(): Promise<void> {
     printCachedRatios(get, KEYS);
     printFrontRatios(get);
     printTeamListings(get, options.rosterSizes, run.connections);
-    printNode24(rows, get, node?.version);
+    printNode26(rows, get, node?.version);
     printMemory(rows, KEYS);
     printRedis(get, redis, KEYS);
     say(`\nWhole run: ${((Date.now() - started) / 60_000).toFixed(1)} min.`);
 
     mkdirSync(resultsDir, { recursive: true });
     const stamp = Date.now();
-    const summary = { node: process.version, node24: node?.version ?? null, start: launcher.start, ...run, apiKeys: KEYS, redis: redis?.version ?? null, nginx: nginx?.version ?? null, rows, translationFloor: floor ?? null };
+    const summary = { node: process.version, node26: node?.version ?? null, start: launcher.start, ...run, apiKeys: KEYS, redis: redis?.version ?? null, nginx: nginx?.version ?? null, rows, translationFloor: floor ?? null };
     writeFileSync(path.join(resultsDir, `bench-${stamp}.json`), JSON.stringify(summary, null, 2));
     writeFileSync(path.join(resultsDir, `bench-${stamp}.txt`), everythingSaid());
     if (options.profile) await runProfile(run, launcher, fake.url, resultsDir);

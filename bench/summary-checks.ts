@@ -1,6 +1,6 @@
 // The summary's figures, each beside its target with met or MISSED (or no target): the ratios between rows
 // of this one run, the team listing's CPU per cold call and memory, the gateway's peak RSS on Node 20 and
-// Node 24, and Node 24 beside Node 20. A figure whose rows were not run (--only) prints n/a.
+// Node 26, and Node 26 beside Node 20. A figure whose rows were not run (--only) prints n/a.
 import type { Measured } from './measure.js';
 import { say, sayFigure } from './report-lines.js';
 import type { TranslationFloor } from './translation-floor.js';
@@ -105,13 +105,13 @@ export function printTeamListings(rows: Rows, rosterSizes: number[], connections
   }
 }
 
-/** Every Node 24 row beside its Node 20 row (no target: the memory target is below). */
-export function printNode24(all: Measured[], rows: Rows, node24: string | undefined): void {
-  const twins = all.filter((r) => names.isNode24(r.target));
+/** Every Node 26 row beside its Node 20 row (no target: the memory target is below). */
+export function printNode26(all: Measured[], rows: Rows, node26: string | undefined): void {
+  const twins = all.filter((r) => names.isNode26(r.target));
   if (twins.length === 0) return;
-  say(`Gateway on Node 24 (${node24 ?? '?'}) beside Node ${process.version} (no target):`);
+  say(`Gateway on Node 26 (${node26 ?? '?'}) beside Node ${process.version} (no target):`);
   for (const row of twins) {
-    const base = rows(row.target.replace(/ \[Node 24\]$/, ''));
+    const base = rows(row.target.replace(/ \[Node 26\]$/, ''));
     const us = (m: Measured | undefined) => m?.cpuUsPerRequest?.toFixed(0) ?? 'n/a';
     const mb = (m: Measured | undefined) => m?.rssMb?.toFixed(0) ?? 'n/a';
     const rps = base && base.rps > 0 ? `${(row.rps / base.rps).toFixed(2)}x` : 'n/a';
@@ -129,8 +129,8 @@ export function printMemory(all: Measured[], keys: number): void {
   const gateway = all.filter((r) => r.target.startsWith('gateway') && !/cold, (?!200 )\d+ members/.test(r.target));
   const worst = (of: Measured[]) => of.reduce<Measured | undefined>((a, b) => ((b.rssMb ?? 0) > (a?.rssMb ?? 0) ? b : a), undefined);
   const onNode = (rows: Measured[]): Array<[string, Measured[]]> => [
-    [`Node ${process.version}`, rows.filter((r) => !names.isNode24(r.target))],
-    ['Node 24', rows.filter((r) => names.isNode24(r.target))],
+    [`Node ${process.version}`, rows.filter((r) => !names.isNode26(r.target))],
+    ['Node 26', rows.filter((r) => names.isNode26(r.target))],
   ];
   for (const [label, of] of onNode(gateway.filter((r) => r.keys === 'handful'))) {
     const top = worst(of);

@@ -17,9 +17,9 @@ export const TEAM_CACHED = 'gateway meetourteam cached';
 export const PAYMENT = 'gateway payment';
 export const withRedis = (name: string): string => `${name}, Redis`;
 export const logsOff = (name: string): string => `${name}, logs off`;
-/** The same row with the gateway on Node 24. */
-export const onNode24 = (name: string): string => `${name} [Node 24]`;
-export const isNode24 = (name: string): boolean => name.endsWith(' [Node 24]');
+/** The same row with the gateway on Node 26. */
+export const onNode26 = (name: string): string => `${name} [Node 26]`;
+export const isNode26 = (name: string): boolean => name.endsWith(' [Node 26]');
 
 export const NGINX_PLAIN = 'nginx plain proxy passthrough';
 export const FRONT_PASSTHROUGH = 'nginx front passthrough';

@@ -1,12 +1,12 @@
 // The bench's rows, in the order they run. Each ratio's two sides run one after the other (in both orders
 // across rounds): on a shared machine the speed drifts over minutes, and a baseline measured far from its
-// gateway row would carry that drift. A Node 24 row runs right after its Node 20 row.
+// gateway row would carry that drift. A Node 26 row runs right after its Node 20 row.
 import path from 'node:path';
 import { type NginxSetup, nginxTargets } from './front-targets.js';
 import { CACHE_OFF, launchGateway, type GatewayLauncher } from './gateway-launch.js';
 import type { Keys, Load, TargetSpec } from './measure.js';
 import { startNginxLua } from './nginx-lua-reshaper.js';
-import type { NodeBinary } from './node-24.js';
+import type { NodeBinary } from './node-26.js';
 import { startChild, type BenchProcess } from './processes.js';
 import { redisEnv } from './redis-setup.js';
 import type { BenchRedis } from './redis-server.js';
@@ -20,7 +20,7 @@ export interface TargetContext {
   launcher: GatewayLauncher;
   redis: BenchRedis | undefined;
   nginx: NginxSetup | undefined;
-  node24: NodeBinary | undefined;
+  node26: NodeBinary | undefined;
   rosterSizes: number[];
   connections: number;
   /** The baselines seen to answer the gateway's bytes, by size. */
@@ -32,8 +32,8 @@ interface GatewayOptions {
   keys?: Keys;
   load?: () => Load;
   redis?: BenchRedis;
-  /** Also run this row with the gateway on Node 24, right after it. */
-  node24?: boolean;
+  /** Also run this row with the gateway on Node 26, right after it. */
+  node26?: boolean;
 }
 
 const loadFor = (keys: Keys, urlPath: string) => () => ({ requests: keys === 'handful' ? handfulOfKeys(urlPath) : newKeyPerRequest(urlPath) });
@@ -49,7 +49,7 @@ function gatewayTargets(ctx: TargetContext, name: string, urlPath: string, optio
     load: options.load ?? loadFor(keys, urlPath),
     ...(options.redis ? { redis: options.redis } : {}),
   });
-  return [spec(name), ...(options.node24 && ctx.node24 ? [spec(names.onNode24(name), ctx.node24)] : [])];
+  return [spec(name), ...(options.node26 && ctx.node26 ? [spec(names.onNode26(name), ctx.node26)] : [])];
 }
 
 const childTarget = (ctx: TargetContext, name: string, script: string, urlPath: string, keys: Keys = 'handful'): TargetSpec => ({
@@ -107,9 +107,9 @@ function nginxLuaRow(ctx: TargetContext, records: number, urlPath: string): Targ
  * the cached read. */
 function translatedRows(ctx: TargetContext, records: number, extra: { direct?: boolean; uncachedAfter?: TargetSpec[]; cachedAfter?: TargetSpec[] }): TargetSpec[] {
   const urlPath = names.clientsPath(records);
-  // The nginx front's rows come right after the gateway's own, before its Node 24 twin.
-  const [uncached, ...uncached24] = gatewayTargets(ctx, names.translatedUncached(records), urlPath, { env: CACHE_OFF, keys: 'new per request', node24: true });
-  const cached = records === 10 ? [] : gatewayTargets(ctx, names.translated(records), urlPath, { node24: true });
+  // The nginx front's rows come right after the gateway's own, before its Node 26 twin.
+  const [uncached, ...uncached26] = gatewayTargets(ctx, names.translatedUncached(records), urlPath, { env: CACHE_OFF, keys: 'new per request', node26: true });
+  const cached = records === 10 ? [] : gatewayTargets(ctx, names.translated(records), urlPath, { node26: true });
   return [
     ...(extra.direct ? [directTarget(names.direct(records), `/api/v1/clients?limit=${records}`)] : []),
     childTarget(ctx, names.reshaper(records), 'minimal-reshaper.js', urlPath, 'new per request'),
@@ -117,7 +117,7 @@ function translatedRows(ctx: TargetContext, records: number, extra: { direct?: b
     uncached!,
     ...nginxLuaRow(ctx, records, urlPath),
     ...(extra.uncachedAfter ?? []),
-    ...uncached24,
+    ...uncached26,
     ...cached.slice(0, 1),
     ...(extra.cachedAfter ?? []),
     ...cached.slice(1),
@@ -139,14 +139,14 @@ export function targets(ctx: TargetContext): TargetSpec[] {
     ...translatedRows(ctx, 10, {}),
     ...translatedRows(ctx, 1000, { direct: true }),
     childTarget(ctx, names.BARE_PASSTHROUGH, 'bare-proxy.js', names.PASSTHROUGH_PATH),
-    ...gatewayTargets(ctx, names.PASSTHROUGH, names.PASSTHROUGH_PATH, { node24: true }),
+    ...gatewayTargets(ctx, names.PASSTHROUGH, names.PASSTHROUGH_PATH, { node26: true }),
     ...ctx.rosterSizes.filter((n) => n === 200).map((n) => teamColdTarget(ctx, n)),
-    ...gatewayTargets(ctx, names.TEAM_CACHED, names.TEAM_PATH, { node24: true }),
+    ...gatewayTargets(ctx, names.TEAM_CACHED, names.TEAM_PATH, { node26: true }),
     ...ctx.rosterSizes.filter((n) => n !== 200).map((n) => teamColdTarget(ctx, n)),
     // What the one log line per request costs (DESIGN requires it at info): the same two, logs at warn.
     ...gatewayTargets(ctx, names.logsOff(names.translated(100)), names.clientsPath(100), { env: { LOG_LEVEL: 'warn' } }),
     ...gatewayTargets(ctx, names.logsOff(names.PASSTHROUGH), names.PASSTHROUGH_PATH, { env: { LOG_LEVEL: 'warn' } }),
-    ...gatewayTargets(ctx, names.PAYMENT, '/api/payment', { load: payments, node24: true }),
+    ...gatewayTargets(ctx, names.PAYMENT, '/api/payment', { load: payments, node26: true }),
     ...redisRow(names.PAYMENT, '/api/payment', payments),
   ];
 }
