@@ -5,29 +5,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { argValue, stopAfter } from './child-args.js';
-import { reshapeList, type V1ListPage } from './minimal-reshape.js';
+import { reshapeList } from './minimal-reshape.js';
+import { v1PageClient } from './v1-page-client.js';
 
 const upstream = new URL(argValue('--upstream', 'http://127.0.0.1:8081'));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const ROUTE = /^\/api\/clients\/(\d+)\/(\d+)$/;
 const FAILURE = '{"status":"failure","response":"upstream error"}';
 
-function getJson(path: string): Promise<V1ListPage> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: upstream.hostname, port: upstream.port, path, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as V1ListPage);
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
-    req.on('error', reject);
-  });
-}
+const getJson = v1PageClient(upstream);
 
 function send(res: http.ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);

@@ -2,31 +2,15 @@
 // a node:http keep-alive agent, then minimal-reshape.ts (JSON.parse, a map to the legacy fields with
 // String(), JSON.stringify).
 // No validation, no cache, no logging: the least code that gives the legacy reply. Prints `READY <port>`.
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { argValue, stopAfter } from './child-args.js';
-import { reshapeList, type V1ListPage } from './minimal-reshape.js';
+import { reshapeList } from './minimal-reshape.js';
+import { v1PageClient } from './v1-page-client.js';
 
 const upstream = new URL(argValue('--upstream', 'http://127.0.0.1:8081'));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-function getJson(path: string): Promise<V1ListPage> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: upstream.hostname, port: upstream.port, path, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as V1ListPage);
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
-    req.on('error', reject);
-  });
-}
+const getJson = v1PageClient(upstream);
 
 const app = express();
 app.disable('x-powered-by');
