@@ -2,8 +2,8 @@
 // (translated, payment, passthrough) before any upstream call: Node keeps only the first in req.headers,
 // while a proxy in front may have routed by another. Gateway + recording fake upstream on loopback; raw
 // sockets, since fetch never sends two Host headers.
-import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
@@ -22,22 +22,8 @@ beforeEach(() => {
   upstream.received.length = 0;
 });
 
-/** Sends the raw request head (and body) on a connection of its own; resolves with the reply once the
- * gateway closes it (every request here says Connection: close). */
-function raw(text: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(gateway.port, '127.0.0.1');
-    let reply = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (reply += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const end = reply.indexOf('\r\n\r\n');
-      resolve({ status: Number(reply.slice(9, 12)), body: end < 0 ? '' : reply.slice(end + 4) });
-    });
-    socket.write(text, 'latin1');
-  });
-}
+/** Sends the raw request head (and body); every request here says Connection: close. */
+const raw = (text: string) => rawRequest(gateway.port, text);
 
 /** A payment that would reach v1 (it passes the local checks), and one that stops at them (code 1). */
 const FULL_FORM = 'client_id=1&revenue_amount=10.00&send_email=0';

@@ -4,8 +4,8 @@
 // Ordinary paths, dots inside a segment and dots in the query still pass through, under the prefix.
 // Gateway + recording fake upstream on loopback, UPSTREAM_URL with a path prefix; raw sockets, since
 // fetch would resolve the dot segments before sending.
-import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rawRequest } from '../helpers/raw-http.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
@@ -25,21 +25,10 @@ beforeEach(() => {
   upstream.handle((_req, res) => json(res, 200, { ok: true }));
 });
 
-/** Sends one raw request (Connection: close) and resolves with the reply once the gateway closes. */
+/** Sends one raw request (Connection: close): fetch would resolve the dot segments before sending. */
 function raw(method: string, target: string, body = ''): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(gateway.port, '127.0.0.1');
-    let reply = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (reply += chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const end = reply.indexOf('\r\n\r\n');
-      resolve({ status: Number(reply.slice(9, 12)), body: end < 0 ? '' : reply.slice(end + 4) });
-    });
-    const framing = body === '' ? '' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
-    socket.write(`${method} ${target} HTTP/1.1\r\nHost: gateway.test\r\n${framing}Connection: close\r\n\r\n${body}`, 'latin1');
-  });
+  const framing = body === '' ? '' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+  return rawRequest(gateway.port, `${method} ${target} HTTP/1.1\r\nHost: gateway.test\r\n${framing}Connection: close\r\n\r\n${body}`);
 }
 
 const REFUSED = '{"status":"failure","response":"the request path must not hold dot segments"}';
