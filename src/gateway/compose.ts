@@ -12,15 +12,9 @@ import type { PaymentMapping } from '../payment/payment-mapping.js';
 import type { z } from 'zod';
 import { ConfigError, type AcceptedRisk, type settingsSchema } from './config.js';
 import { createGateway, type Gateway, type GatewayParts } from './create-gateway.js';
-import type { GatewayMetrics } from './metrics/gateway-metrics.js';
-import type { RequestLifecycle } from './lifecycle.js';
 import { openClaimStore, type OpenedClaimStore } from './state/open-claim-store.js';
 import type { RedisConnection } from './state/redis-connection.js';
-import type { Step } from './steps/step.js';
 import { sunsetHeaders } from './steps/sunset.js';
-import type { GatewayTracing } from './tracing/types.js';
-import type { ShadowFiles } from './shadow/load-shadow.js';
-import type { MappingReloads } from './reload/mapping-reload.js';
 
 /** The settings the composition reads: the same names, validated by the same schema, whoever gives them. */
 export type ComposedSettings = Pick<
@@ -44,30 +38,17 @@ export interface LoadedFiles {
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
 }
 
-export interface ComposeOptions {
+/** What the composition is given beside the settings and files: the gateway's own parts (create-gateway.ts
+ * documents each), as the caller has them. */
+export type ComposeOptions = Pick<GatewayParts, 'logger' | 'metrics' | 'lifecycle' | 'recorder' | 'now' | 'demo' | 'tracing' | 'shadow' | 'reloads'> & {
   settings: ComposedSettings;
   files: LoadedFiles;
-  logger: Logger;
-  metrics?: GatewayMetrics;
-  /** A standalone server's drain on SIGTERM. */
-  lifecycle?: RequestLifecycle;
-  /** RECORD_FILE's step. */
-  recorder?: Step;
-  now?: () => number;
-  /** The upstream is the embedded sandbox's demo data. */
-  demo?: boolean;
   /** A claims store that must not be trusted with money (a Redis without its append-only file, the risk not
    * accepted): `refuse-start` stops the composition with a ConfigError naming the setting (a server, which
    * exits 2); `refuse-payments` composes anyway, and the store refuses every payment (a library, whose
    * host application must not fail to start over it). */
   unsafeStore: 'refuse-start' | 'refuse-payments';
-  /** Traces (OTEL_*): loaded and closed by the caller (start.ts), after the gateway. */
-  tracing?: GatewayTracing;
-  /** SHADOW_MAPPINGS_DIR's candidate set and SHADOW_DIFF_FILE (shadow/load-shadow.ts); unset: shadow off. */
-  shadow?: ShadowFiles | undefined;
-  /** The mapping sets a SIGHUP reloads (a server's): sets served beside MAPPINGS_DIR register there. */
-  reloads?: MappingReloads;
-}
+};
 
 export interface ComposedGateway {
   gateway: Gateway;
@@ -90,8 +71,10 @@ async function openRedis(url: string, logger: Logger): Promise<RedisConnection> 
 
 /** The gateway's parts from its settings, once their connections have made a first attempt. */
 function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefined, claims: OpenedClaimStore | undefined): GatewayParts {
-  const { settings, files } = options;
+  const { settings, files, unsafeStore: _decidedHere, ...given } = options;
   return {
+    ...given,
+    ...files,
     settings: {
       upstreamUrl: settings.upstreamUrl,
       upstreamApiKey: settings.upstreamApiKey,
@@ -100,22 +83,10 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
       cacheMinUses: settings.cacheMinUses,
       accountTimezone: settings.accountTimezone,
     },
-    mappings: files.mappings,
-    payment: files.payment,
-    staticRecords: files.staticRecords,
-    logger: options.logger,
     paymentDuplicateWindowS: settings.paymentDuplicateWindowS,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
-    ...(options.recorder ? { recorder: options.recorder } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.demo ? { demo: true } : {}),
     ...(redis ? { redis, keyPrefix: settings.redisKeyPrefix } : {}),
     ...(settings.gatewaySecret !== undefined ? { secret: settings.gatewaySecret } : {}),
     ...(claims ? { claims: claims.store } : {}),
-    ...(options.tracing ? { tracing: options.tracing } : {}),
-    ...(options.shadow ? { shadow: options.shadow } : {}),
-    ...(options.reloads ? { reloads: options.reloads } : {}),
     // LEGACY_SUNSET: the legacy replies' Sunset, Deprecation (default: now, the gateway's start) and Link.
     ...(settings.legacySunset ? { sunset: sunsetHeaders({ ...settings, legacySunset: settings.legacySunset }) } : {}),
   };
