@@ -184,6 +184,12 @@ function noteNewClient(result: LegacyPaymentReply, newClientId: string | undefin
 export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
   const local = checkLocally(fields, mapping);
   if (!local.ok) return reply(local.code, local.message);
+  return runCheckedPaymentFlow(fields, mapping, ports);
+}
+
+/** The flow after the local checks, for a caller that has made them already (the route makes them before
+ * it claims the payment, so that a refusal takes no claim): they are not made twice. */
+export async function runCheckedPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
   const { resources, messages } = mapping;
   const existingClient = present(fields, CLIENT_ID_FIELD);
   let newClientId: string | undefined;

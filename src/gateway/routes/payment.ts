@@ -16,7 +16,7 @@
 // of them is never served from a copy made before it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { runPaymentFlow, type PaymentPorts } from '../../payment/flow.js';
+import { runCheckedPaymentFlow, type PaymentPorts } from '../../payment/flow.js';
 import {
   bodyProblemReply,
   claimOutcomeUnknownReply,
@@ -154,7 +154,7 @@ function claimedFlow(deps: PaymentRouteDeps, ctx: RequestContext, fields: Record
       },
     };
     try {
-      const result = await runPaymentFlow(fields, mapping, ports);
+      const result = await runCheckedPaymentFlow(fields, mapping, ports);
       // Only a flow that reached v1 can carry v1's text (the local checks answer with the mapping's own).
       return { reply: ctx.upstream.length > 0 ? scrubbed(result, ctx.secrets) : result, charge };
     } finally {
