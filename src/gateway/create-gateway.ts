@@ -1,6 +1,6 @@
 // Assembles one gateway from its settings and what was loaded at start: the v1 client and its hardening
 // layers, the routes (one per read mapping, the payment, the passthrough, health), the route table, and
-// the ordered steps, into the one Express router that serves every request. Everything is built here,
+// the ordered steps, into the one request handler that serves every request. Everything is built here,
 // once; nothing is parsed or loaded per request. It never listens (start.ts does) and never starts or
 // knows the embedded sandbox: its upstream is a URL like any other. The stores are chosen here, once:
 // with a Redis connection (REDIS_URL) the read cache's second tier and the write generations are shared
@@ -8,14 +8,13 @@
 // caller opened (open-claim-store.ts: PostgreSQL or Redis), else in this process. It uses the connection
 // and the claims store and never closes them.
 import { randomBytes } from 'node:crypto';
-import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { V1Record } from '../mapping/legacy-record.js';
 import { legacySurface } from '../mapping/legacy-surface.js';
 import type { MappingSet } from '../mapping/mapping-set.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
 import { ConfigError, missingSecretWithRedis } from './config.js';
-import { createGatewayRouter } from './edge/router.js';
+import { createGatewayRouter, type GatewayHandler } from './edge/router.js';
 import { buildRouteTable, type RouteTable } from './edge/route-table.js';
 import type { RequestLifecycle } from './lifecycle.js';
 import { noMetrics, type GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -107,7 +106,7 @@ export interface GatewayParts {
 export type MappingFiles = Pick<GatewayParts, 'mappings' | 'payment' | 'staticRecords'>;
 
 export interface Gateway {
-  router: Router;
+  handler: GatewayHandler;
   table: RouteTable;
   /** The legacy calls counted per API key fingerprint (GET /usage on the metrics listener). */
   usage: UsageTracker;
@@ -265,9 +264,9 @@ export function createGateway(parts: GatewayParts): Gateway {
   // Who still calls the old API (GET /usage): shared through Redis when the state is, else this process's.
   const usageStore = shared && runsScripts(shared.redis) ? createRedisUsageStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
   const usage = createUsageTracker({ secret: parts.secret ?? randomBytes(32), logger: parts.logger, ...(usageStore ? { shared: usageStore } : {}) });
-  const router = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage), fallbackApiKey: settings.upstreamApiKey });
+  const handler = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage), fallbackApiKey: settings.upstreamApiKey });
   return {
-    router,
+    handler,
     table,
     usage,
     shadow,

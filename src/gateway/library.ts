@@ -1,4 +1,4 @@
-// The gateway as a library: `legacyGateway({ upstreamUrl })` returns an Express router that an existing
+// The gateway as a library: `legacyGateway({ upstreamUrl })` returns Express middleware that an existing
 // Express app mounts (`app.use(legacyGateway({ upstreamUrl }))`), serving the legacy surface from the
 // v1 service. Options are the environment's settings in camelCase (docs/configuration.md), validated here
 // once; mappings and operator files are loaded synchronously, before the router exists, so a bad one
@@ -12,7 +12,6 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { ConfigError, SHIPPED_MAPPINGS_DIR, missingSecretWithRedis, settingsSchema, sunsetProblem } from './config.js';
-import type { Router } from 'express';
 import { composeGateway, type ComposedGateway } from './compose.js';
 import { loadMappingDirectorySync } from './loaders/mapping-files.js';
 import { loadOperatorRecords } from './loaders/static-records.js';
@@ -48,7 +47,7 @@ export type LegacyGatewayOptions = z.input<typeof optionsSchema> & {
   metrics?: GatewayMetrics;
 };
 
-/** An Express router: mount it with `app.use(...)`, at the root or under a path. Typed as the middleware
+/** Express middleware: mount it with `app.use(...)`, at the root or under a path. Typed as the middleware
  * it is, so that using it needs no Express type package. */
 export type LegacyGatewayRouter = ((req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void) & {
   /** Frees the upstream connection pools (and the Redis connection); call it when the host application stops. */
@@ -88,8 +87,8 @@ export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRoute
     (err: unknown) => logger.error({ err }, 'legacyGateway: the gateway could not be composed'),
   );
   const router = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void): void => {
-    if (composed) return void composed.gateway.router(req as Parameters<Router>[0], res as Parameters<Router>[1], next);
-    composing.then((c) => c.gateway.router(req as Parameters<Router>[0], res as Parameters<Router>[1], next), next);
+    if (composed) return composed.gateway.handler(req, res, next);
+    composing.then((c) => c.gateway.handler(req, res, next), next);
   };
   const close = async (): Promise<void> => {
     const c = await composing.catch(() => undefined);

@@ -13,7 +13,6 @@ import { MappingSetError } from '../mapping/mapping-set.js';
 import { ConfigError, isLoopbackHost, upstreamAddress, type GatewayConfig } from './config.js';
 import { composeGateway, type ComposedGateway, type LoadedFiles } from './compose.js';
 import type { Gateway } from './create-gateway.js';
-import { routerListener } from './edge/router.js';
 import { createLifecycle, type RequestLifecycle } from './lifecycle.js';
 import { loadMappingDirectory, type MappingDirectory } from './loaders/mapping-files.js';
 import { loadOperatorRecords } from './loaders/static-records.js';
@@ -254,7 +253,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   if (tracing) composed = closingTracing(composed, tracing);
   const { gateway, redis } = composed;
   if (config.shadowMappingsDir !== undefined && gateway.shadow) reloads.register(shadowReload(config.shadowMappingsDir, gateway.shadow));
-  const server = createServer(config, routerListener(gateway.router));
+  const server = createServer(config, (req, res) => gateway.handler(req, res));
   const port = await listen(server, config).catch(async (err: unknown) => {
     // Nothing may keep the process alive after a failed start (a port in use, say).
     await composed.close();

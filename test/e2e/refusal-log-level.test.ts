@@ -52,7 +52,7 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
     });
     const httpLogger = createHttpLogger(createLogger('info', sink));
     server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
-      const ctx = attachContext(req, new LegacyRequest(req.method ?? 'POST', req.url, req.headers, undefined), PAYMENT_ROUTE);
+      const ctx = attachContext(req, res, new LegacyRequest(req.method ?? 'POST', req.url, req.headers, undefined), PAYMENT_ROUTE);
       httpLogger(req, res);
       ctx.label = PAYMENT_ROUTE.label;
       const answer = answers.get(req.url ?? '')!(ctx, res);

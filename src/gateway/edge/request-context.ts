@@ -2,7 +2,9 @@
 // route the edge chose, the name it goes by in metrics and logs, and what the route learnt (upstream
 // calls, cache hits, the payment code), kept on the request for the one log line written at the end,
 // and the request's secrets with the one scrubber every text leaving the gateway for it passes through.
-// The edge attaches it before any step runs; steps and routes read it, never req.url again.
+// The edge makes it before any step runs and hands it to every step and route as their parameter; nothing
+// downstream reads req.url again. It is also attached to the request, for the few callbacks that are given
+// only the request (the log line's serializers, the error writer, the drain's list).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SurfaceRoute } from '../../mapping/legacy-surface.js';
 import type { Mapping } from '../../mapping/schema.js';
@@ -33,6 +35,8 @@ export interface UpstreamCallNote {
 }
 
 export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
   request: LegacyRequest;
   route: Route;
   /** The name in metrics and logs: a mapped legacy method, `payment`, `passthrough`, `healthz`, `readyz`,
@@ -106,8 +110,10 @@ const CONTEXT = Symbol('legacy-gateway request context');
 
 type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
 
-export function attachContext(req: IncomingMessage, request: LegacyRequest, route: Route, requestId = 'unknown'): RequestContext {
+export function attachContext(req: IncomingMessage, res: ServerResponse, request: LegacyRequest, route: Route, requestId = 'unknown'): RequestContext {
   const ctx: RequestContext = {
+    req,
+    res,
     request,
     route,
     label: route.kind === 'own' ? route.label : undefined,

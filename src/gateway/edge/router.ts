@@ -1,14 +1,14 @@
-// The gateway as one Express router: the edge parses each request once and looks its route up once in
-// the route table, the steps run in their fixed order, then the route serves the request. Nothing else
-// routes: there is no second router beside this one. The router works mounted in an existing Express
-// app, or called directly as a node:http listener (start.ts).
+// The gateway's request handler: the edge parses each request once, gives it its context and looks its route
+// up once in the route table; the steps run in their fixed order, then the route serves the request. The
+// steps are one chain of plain calls, each handed the request's context: nothing matches paths between
+// them, and nothing else routes. The handler is a node:http listener (start.ts) and Express middleware alike
+// (an app mounts it with app.use).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type NextFunction, type Router } from 'express';
 import { badRequest } from '../../shared/errors.js';
-import type { Step } from '../steps/step.js';
+import type { Next, Step } from '../steps/step.js';
 import { sendLegacyError } from './error-reply.js';
 import { LegacyRequest } from './legacy-request.js';
-import { attachContext, contextOf } from './request-context.js';
+import { attachContext, type RequestContext } from './request-context.js';
 import { requestIdOf } from './request-id.js';
 import type { RouteTable } from './route-table.js';
 
@@ -20,34 +20,54 @@ export interface RouterParts {
   fallbackApiKey: string | undefined;
 }
 
-/** Errors that reached Express (a step or a route that threw): a legacy-shaped reply, 4xx kept as bad input. */
-function answerError(err: unknown, req: IncomingMessage, res: ServerResponse, _next: NextFunction): void {
-  const status = (err as { status?: unknown }).status;
+/** The gateway as a handler: `next` is called only when the gateway could not answer at all (as Express
+ * middleware, the host app's error handler then answers). */
+export type GatewayHandler = (req: IncomingMessage, res: ServerResponse, next?: Next) => void;
+
+/** An error a step or a route threw: a legacy-shaped reply, a 4xx from below (a body parser's) kept as bad
+ * input. */
+function answerError(err: unknown, req: IncomingMessage, res: ServerResponse): void {
+  const status = (err as { status?: unknown } | null)?.status;
   sendLegacyError(req, res, typeof status === 'number' && status >= 400 && status < 500 ? badRequest('malformed request') : err);
 }
 
-export function createGatewayRouter(parts: RouterParts): Router {
-  const router = express.Router();
-  router.use(function edge(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
-    const request = new LegacyRequest(req.method ?? 'GET', req.url, req.headers, parts.fallbackApiKey);
-    const { requestId } = attachContext(req, request, parts.table.lookup(request), requestIdOf(req.headers));
-    res.setHeader('x-request-id', requestId);
-    next();
-  });
-  for (const step of parts.steps) router.use(step.handle);
-  router.use(function serve(req: IncomingMessage, res: ServerResponse, next: NextFunction) {
-    const ctx = contextOf(req);
-    ctx.label = ctx.route.label;
-    const served = ctx.route.handle(req, res, ctx);
-    if (served) served.catch(next);
-  });
-  router.use(answerError);
-  return router;
+/** Runs the steps from `at`, then the route; a throw or next(err) anywhere answers the error, once. */
+function runFrom(steps: readonly Step[], ctx: RequestContext, at: number, failed: (err: unknown) => void): void {
+  let i = at;
+  const next: Next = (err) => {
+    if (err !== undefined && err !== null) return failed(err);
+    try {
+      const step = steps[i++];
+      if (step) return step.handle(ctx, next);
+      ctx.label = ctx.route.label;
+      const served = ctx.route.handle(ctx.req, ctx.res, ctx);
+      if (served) served.catch(failed);
+    } catch (thrown) {
+      failed(thrown);
+    }
+  };
+  next();
 }
 
-/** The router as a plain node:http listener (no Express app around it). */
-export function routerListener(router: Router): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    router(req as express.Request, res as express.Response, (err?: unknown) => sendLegacyError(req, res, err ?? new Error('no route answered')));
+export function createGatewayRouter(parts: RouterParts): GatewayHandler {
+  const { steps, table, fallbackApiKey } = parts;
+  return function gateway(req, res, done) {
+    const failed = (err: unknown): void => {
+      try {
+        answerError(err, req, res);
+      } catch (thrown) {
+        if (done) done(thrown);
+        else res.destroy();
+      }
+    };
+    let ctx: RequestContext;
+    try {
+      const request = new LegacyRequest(req.method ?? 'GET', req.url, req.headers, fallbackApiKey);
+      ctx = attachContext(req, res, request, table.lookup(request), requestIdOf(req.headers));
+      res.setHeader('x-request-id', ctx.requestId);
+    } catch (thrown) {
+      return failed(thrown);
+    }
+    runFrom(steps, ctx, 0, failed);
   };
 }

@@ -7,7 +7,7 @@ export const DEMO_NOTICE = 'demo data from the embedded v1 sandbox, not the real
 
 export const demoNoticeStep: Step = {
   name: 'demo notice',
-  handle(_req, res, next) {
+  handle({ res }, next) {
     res.setHeader(DEMO_HEADER, DEMO_NOTICE);
     next();
   },

@@ -7,8 +7,8 @@ export function logStep(logger: Logger): Step {
   const httpLogger = createHttpLogger(logger);
   return {
     name: 'log',
-    handle(req, res, next) {
-      httpLogger(req, res);
+    handle(ctx, next) {
+      httpLogger(ctx.req, ctx.res);
       next();
     },
   };

@@ -23,7 +23,7 @@ import {
   SecretScrubber,
   type HeaderPair,
 } from '../../shared/redact.js';
-import { contextOf, maybeContextOf } from '../edge/request-context.js';
+import { maybeContextOf } from '../edge/request-context.js';
 import type { Step } from './step.js';
 
 export interface Recorder {
@@ -233,9 +233,8 @@ export function createRecorder(filePath: string, options: RecorderOptions = {}):
     middleware,
     step: {
       name: 'record',
-      handle(req, res, next) {
-        const { kind } = contextOf(req).route;
-        if (kind === 'read' || kind === 'payment') middleware(req, res, next);
+      handle({ route, req, res }, next) {
+        if (route.kind === 'read' || route.kind === 'payment') middleware(req, res, next);
         else next();
       },
     },

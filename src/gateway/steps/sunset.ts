@@ -4,7 +4,6 @@
 // `@<unix seconds>`: LEGACY_DEPRECATED_AT, else the gateway's start) and, with LEGACY_DOCS_URL, `Link` to the
 // v1 documentation (rel="deprecation" and rel="sunset"). Passthrough replies (v1's own) and the gateway's
 // /healthz and /readyz never carry them. Before the guard: its refusals carry them too.
-import { contextOf } from '../edge/request-context.js';
 import type { Step } from './step.js';
 
 export interface SunsetSettings {
@@ -34,9 +33,8 @@ export function sunsetHeaders(settings: SunsetSettings, startedAt: Date = new Da
 export function sunsetStep(headers: SunsetHeaders): Step {
   return {
     name: 'sunset',
-    handle(req, res, next) {
-      const { kind } = contextOf(req).route;
-      if (kind === 'read' || kind === 'payment') for (const [name, value] of headers) res.setHeader(name, value);
+    handle({ route, res }, next) {
+      if (route.kind === 'read' || route.kind === 'payment') for (const [name, value] of headers) res.setHeader(name, value);
       next();
     },
   };

@@ -6,8 +6,8 @@ import type { Step } from './step.js';
 export function trackStep(lifecycle: RequestLifecycle): Step {
   return {
     name: 'track',
-    handle(req, res, next) {
-      lifecycle.track(req, res);
+    handle(ctx, next) {
+      lifecycle.track(ctx.req, ctx.res);
       next();
     },
   };

@@ -9,7 +9,6 @@
 // method or _OTHER), http.response.status_code, error.type (the gateway's LGW_* code), the route label
 // (a mapped legacy method, `payment`, `passthrough`, `healthz`, `readyz` or `rejected`, never a path) and
 // the payment's legacy code. No key, token, e-mail, query or path value is ever put on a span.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   context,
   defaultTextMapGetter,
@@ -30,7 +29,8 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { Logger } from 'pino';
-import { contextOf } from '../edge/request-context.js';
+import type { RequestContext } from '../edge/request-context.js';
+import type { Next } from '../steps/step.js';
 import type { Step } from '../steps/step.js';
 import type { TracingSettings } from './settings.js';
 import type { GatewayTracing, V1CallSpan, V1CallTracer } from './types.js';
@@ -48,8 +48,8 @@ const propagator = new W3CTraceContextPropagator();
 function serverSpanStep(tracer: Tracer): Step {
   return {
     name: 'trace',
-    handle(req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) {
-      const request = contextOf(req);
+    handle(request: RequestContext, next: Next) {
+      const { req, res } = request;
       const method = knownMethod(req.method);
       const parent = propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
       const span = tracer.startSpan(
