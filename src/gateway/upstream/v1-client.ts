@@ -6,8 +6,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../shared/errors.js';
 import type { V1CallTracer } from '../tracing/types.js';
-import { readBodyText } from './body-text.js';
-import { CallDeadline } from './call-deadline.js';
+import { exchange, V1DeadlineError } from './v1-exchange.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
 
 export interface V1GetRequest {
@@ -171,47 +170,43 @@ export class V1Client implements V1Transport, V1Writer {
 
   /** One attempt. undici does not retry a request on its own, so a POST reaches v1 at most once. */
   private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined): Promise<V1Json> {
-    const deadline = new CallDeadline(this.timeoutMs);
     const span = this.tracer?.start(method, path.slice(this.target.apiPrefix.length), headers);
     let status: number | undefined;
     let failure: string | undefined;
     try {
-      const res = await this.pool.request({ method, path, headers, body, signal: deadline });
-      status = res.statusCode;
-      const text = (await readBodyText(res.body)).take();
+      const res = await exchange(this.pool, { method, path, headers, body }, this.timeoutMs);
+      status = res.status;
+      const text = res.text.take();
       const parsed = parseJson(text);
-      if (res.statusCode >= 200 && res.statusCode < 300) {
+      if (res.status >= 200 && res.status < 300) {
         if (!parsed.ok) throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');
-        const reply: V1Json = { status: res.statusCode, body: parsed.value, textLength: text.length };
+        const reply: V1Json = { status: res.status, body: parsed.value, textLength: text.length };
         if (text.length >= KEEPS_TEXT_FROM) reply.text = text;
         return reply;
       }
-      if (res.statusCode >= 400 && res.statusCode <= 599) {
-        const retryAfter = res.headers['retry-after'];
-        const extra: Record<string, string> = {};
-        if (typeof retryAfter === 'string' && (res.statusCode === 429 || res.statusCode === 503)) extra['retry-after'] = retryAfter;
-        const { message, code } = v1Error(res.statusCode, parsed.ok ? parsed.value : undefined);
-        throw new GatewayError('LGW_UPSTREAM_ERROR', message, { status: res.statusCode, headers: extra, ...(code ? { upstreamCode: code } : {}) });
+      if (res.status >= 400 && res.status <= 599) {
+        const extra: Record<string, string> = res.retryAfter === undefined ? {} : { 'retry-after': res.retryAfter };
+        const { message, code } = v1Error(res.status, parsed.ok ? parsed.value : undefined);
+        throw new GatewayError('LGW_UPSTREAM_ERROR', message, { status: res.status, headers: extra, ...(code ? { upstreamCode: code } : {}) });
       }
-      throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.statusCode}`);
+      throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.status}`);
     } catch (err) {
-      const error = this.asGatewayError(err, deadline.aborted);
+      const error = this.asGatewayError(err);
       failure = error.code;
       throw error;
     } finally {
-      deadline.clear();
       span?.end(status, failure);
     }
   }
 
-  private asGatewayError(err: unknown, timedOut: boolean): GatewayError {
+  private asGatewayError(err: unknown): GatewayError {
     if (err instanceof GatewayError) return err;
     // Abandoned by close({ abandon: true }), or asked of a closed pool: not v1's fault, and not worth a retry.
     if (this.abandoned || err instanceof undiciErrors.ClientDestroyedError || err instanceof undiciErrors.ClientClosedError) {
       return new GatewayError('LGW_NOT_READY', 'the gateway is shutting down: retry the call', { cause: err });
     }
     if (
-      timedOut ||
+      err instanceof V1DeadlineError ||
       err instanceof undiciErrors.HeadersTimeoutError ||
       err instanceof undiciErrors.BodyTimeoutError ||
       err instanceof undiciErrors.ConnectTimeoutError

@@ -2,9 +2,7 @@
 // the response cache sizes its entry by, and a large one the text itself, which the cache keeps;
 // UPSTREAM_TIMEOUT_MS bounds the whole call, the body included; a body its caller has taken is held by
 // nothing the call made.
-import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CallDeadline } from '../../../../src/gateway/upstream/call-deadline.js';
 import { withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
 import { withRetry } from '../../../../src/gateway/upstream/retry.js';
 import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
@@ -101,23 +99,5 @@ describe('V1Client deadline', () => {
     await expect(client.getJson({ path: '/clients', query: {}, apiKey: 'k' })).rejects.toMatchObject({ code: 'LGW_UPSTREAM_TIMEOUT' });
     // The upstream saw the call given up while it was still writing (it would write forever otherwise).
     expect(await closed).toBeGreaterThan(0);
-  });
-});
-
-describe('CallDeadline', () => {
-  it('says abort once, at its time, and is aborted from then on', async () => {
-    const deadline = new CallDeadline(5);
-    expect(deadline.aborted).toBe(false);
-    await once(deadline, 'abort');
-    expect(deadline.aborted).toBe(true);
-    expect(deadline.listenerCount('abort')).toBe(0);
-  });
-
-  it('never says abort once cleared', async () => {
-    const deadline = new CallDeadline(1);
-    deadline.clear();
-    const said = await Promise.race([once(deadline, 'abort').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 30))]);
-    expect(said).toBe(false);
-    expect(deadline.aborted).toBe(false);
   });
 });

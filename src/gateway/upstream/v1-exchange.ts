@@ -1,0 +1,128 @@
+// One HTTP exchange with v1 on undici's dispatcher: the request sent, the reply's status, the one header the
+// gateway reads (Retry-After) and its body as text, within a deadline that covers the whole exchange.
+// Why undici's dispatch and not its request(): request() gives each reply a Readable stream of its body and
+// an event per chunk, most of what an upstream call of a small page cost in the gateway; here the chunks
+// come to one handler that keeps them until the end. The text goes through the promise in a box the caller
+// empties (shared/hand-off.ts): the promise is old by the time v1 answers.
+import type { Dispatcher } from 'undici';
+import { handOff, type HandOff } from '../../shared/hand-off.js';
+
+export interface V1ExchangeRequest {
+  method: 'GET' | 'POST';
+  /** The path and query as sent. */
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+export interface V1ExchangeReply {
+  status: number;
+  /** Retry-After as v1 sent it (its first one), undefined when absent. */
+  retryAfter: string | undefined;
+  /** The body decoded from UTF-8 (a byte order mark at the start skipped, as undici's text() does). */
+  text: HandOff<string>;
+}
+
+/** The exchange's deadline passed: what it rejects with (and aborts the request with). */
+export class V1DeadlineError extends Error {
+  constructor(ms: number) {
+    super(`the upstream did not answer within ${ms} ms`);
+    this.name = 'V1DeadlineError';
+  }
+}
+
+const RETRY_AFTER = 'retry-after';
+
+/** The first Retry-After of undici's raw headers (name, value, name, value...). */
+function retryAfterOf(rawHeaders: Buffer[]): string | undefined {
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === RETRY_AFTER.length && name.toString('latin1').toLowerCase() === RETRY_AFTER) return rawHeaders[i + 1]!.toString('latin1');
+  }
+  return undefined;
+}
+
+function decode(bytes: Buffer): string {
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return bytes.toString('utf8', bom ? 3 : 0);
+}
+
+/** The handler undici's dispatcher calls (its callback interface: onConnect, onHeaders, onData, onComplete,
+ * onError); it settles the exchange once, whatever comes after. */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  private chunks: Buffer[] = [];
+  private length = 0;
+  private status = 0;
+  private retryAfter: string | undefined;
+  private abortRequest: ((reason: Error) => void) | undefined;
+  private expired: Error | undefined;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly resolve: (reply: V1ExchangeReply) => void,
+    private readonly reject: (err: Error) => void,
+    deadlineMs: number,
+  ) {
+    this.timer = setTimeout(() => this.expire(new V1DeadlineError(deadlineMs)), deadlineMs);
+  }
+
+  /** Ends the exchange at once (the deadline, or the pool abandoned): the request is aborted as soon as it
+   * has a connection, and its caller is told now. */
+  expire(reason: Error): void {
+    this.expired ??= reason;
+    this.abortRequest?.(reason);
+    this.fail(reason);
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.expired) abort(this.expired);
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // 1xx informational replies come before the final one: only the final one's status is kept.
+    this.status = statusCode;
+    if (statusCode === 429 || statusCode === 503) this.retryAfter = retryAfterOf(rawHeaders);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settled) return;
+    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.length);
+    this.chunks = [];
+    this.settle();
+    this.resolve({ status: this.status, retryAfter: this.retryAfter, text: handOff(decode(bytes)) });
+  }
+
+  onError(err: Error): void {
+    this.fail(this.expired ?? err);
+  }
+
+  private fail(err: Error): void {
+    if (this.settled) return;
+    this.chunks = [];
+    this.settle();
+    this.reject(err);
+  }
+
+  private settle(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+  }
+}
+
+/** Sends one request on `dispatcher` and reads its whole reply within `deadlineMs`; rejects with undici's
+ * error (unreachable, reset, size limit) or V1DeadlineError. */
+export function exchange(dispatcher: Dispatcher, request: V1ExchangeRequest, deadlineMs: number): Promise<V1ExchangeReply> {
+  return new Promise((resolve, reject) => {
+    const handler = new ExchangeHandler(resolve, reject, deadlineMs);
+    dispatcher.dispatch({ method: request.method, path: request.path, headers: request.headers, body: request.body ?? null }, handler);
+  });
+}
