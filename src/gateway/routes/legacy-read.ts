@@ -19,7 +19,7 @@ import { writeJsonReply } from '../edge/write-json.js';
 import type { ShadowReads } from '../shadow/shadow-reads.js';
 import type { RosterCache } from '../state/roster-cache.js';
 import type { WriteGenerations } from '../state/write-generations.js';
-import { takeBody, type V1Transport } from '../upstream/v1-client.js';
+import type { V1Transport } from '../upstream/v1-client.js';
 
 export interface LegacyReadDeps {
   transport: V1Transport;
@@ -71,9 +71,9 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
         const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation }));
         stale ||= reply.servedFrom === 'stale';
         freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
-        const body = takeBody(reply);
-        shadow?.record(v1Call, body);
-        return handOff(body);
+        const { value } = reply.body.take();
+        shadow?.record(v1Call, value);
+        return handOff(value);
       },
       rosters: rosterPort?.(
         apiKey,

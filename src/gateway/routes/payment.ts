@@ -128,13 +128,13 @@ function claimedFlow(deps: PaymentRouteDeps, ctx: RequestContext, fields: Record
     let posted = false;
     let charge: Charge = 'none';
     const ports: PaymentPorts = {
-      get: async (path, query, cacheTtlMs) => (await timed(ctx, path, () => deps.transport.getJson({ path, query, apiKey, requestId, cacheTtlMs }))).body,
+      get: async (path, query, cacheTtlMs) => (await timed(ctx, path, () => deps.transport.getJson({ path, query, apiKey, requestId, cacheTtlMs }))).body.take().value,
       post: async (path, v1Body) => {
         posted = true;
         const charging = path === paymentsPath;
         if (charging) charge = 'unknown';
         try {
-          const sent = (await timed(ctx, `POST ${path}`, () => deps.writer.postJson({ path, body: v1Body, apiKey, requestId }))).body;
+          const sent = (await timed(ctx, `POST ${path}`, () => deps.writer.postJson({ path, body: v1Body, apiKey, requestId }))).body.take().value;
           if (charging) charge = 'paid';
           return sent;
         } catch (err) {

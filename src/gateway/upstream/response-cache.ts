@@ -3,7 +3,8 @@
 // `cacheTtlMs`, else the default), bounded by entry count and approximate bytes. Stale-if-error: when the
 // upstream fails with a 429, a 5xx, a connect error or a timeout, a reply stored within the last hour is
 // served instead, marked stale (`servedFrom`) so the route adds `Warning: 110`. It never caches an error, and it must
-// never hand out a reply stored under another key. Replies are shared: callers treat them as read-only.
+// never hand out a reply stored under another key. A kept body is shared: it is never changed, and each
+// caller gets it in a box of its own.
 // A large reply (v1's text KEEPS_TEXT_FROM characters or more, a page of hundreds of records) is kept as
 // its text and parsed again on each hit, which then gives its caller a body of its own: a kept parsed page
 // is thousands of objects the collector copies twice while young and marks at every full collection,
@@ -27,11 +28,12 @@
 // (the reply and roster caches) learns of another replica's write no later than its own copy does.
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../../shared/errors.js';
+import { handOff } from '../../shared/hand-off.js';
 import type { CacheEvent } from '../metrics/gateway-metrics.js';
 import type { SharedResponseStore, StoredReply } from '../state/response-store.js';
 import type { WriteGenerations } from '../state/write-generations.js';
 import { requestKey } from './request-key.js';
-import type { V1GetRequest, V1Json, V1Transport } from './v1-client.js';
+import { parseV1Json, type V1GetRequest, type V1Json, type V1Payload, type V1Transport } from './v1-client.js';
 
 export interface ResponseCacheOptions extends CacheLimits {
   /** TTL of a request that names none (CACHE_TTL_MS). */
@@ -72,14 +74,30 @@ export const DEFAULT_CACHE_LIMITS = {
 } as const;
 
 /** A kept reply: its parsed body, or for a large reply the text it was parsed from. */
-type KeptReply = { status: number; body: unknown } | { status: number; text: string };
+type KeptReply = { status: number; value: unknown } | { status: number; text: string };
 
-const keptBody = (reply: KeptReply): unknown => ('text' in reply ? JSON.parse(reply.text) : reply.body);
+/** What is kept of a reply's payload: its text when it has one. */
+const kept = (status: number, payload: V1Payload): KeptReply => (payload.text !== undefined ? { status, text: payload.text } : { status, value: payload.value });
+
+/** A shared tier's copy, kept as this process keeps its own. */
+const keptFromShared = (copy: StoredReply): KeptReply => ({ status: copy.status, value: copy.body });
+
+/** What the shared tier is given of a reply: its value, with v1's text of it when at hand. */
+const toShare = (keeping: KeptReply, payload: V1Payload, storedAt: number, ttlMs: number): StoredReply => {
+  const { status } = keeping;
+  return payload.text === undefined ? { status, body: payload.value, storedAt, ttlMs } : { status, body: payload.value, storedAt, ttlMs, bodyText: payload.text };
+};
+
+/** The payload a kept reply gives: its value, parsed again from a kept text. */
+const payloadOf = (reply: KeptReply): V1Payload => ({ value: 'text' in reply ? parseV1Json(reply.text) : reply.value });
 
 const fromCache = (reply: KeptReply, servedFrom: 'fresh' | 'stale', freshUntil?: number): V1Json => {
-  const body = keptBody(reply);
-  return freshUntil === undefined ? { status: reply.status, body, servedFrom } : { status: reply.status, body, servedFrom, freshUntil };
+  const body = handOff(payloadOf(reply));
+  return freshUntil === undefined ? { status: reply.status, servedFrom, body } : { status: reply.status, servedFrom, freshUntil, body };
 };
+
+/** A reply's size for the byte bound: v1's text's length when known, else its body's approximate JSON size. */
+const sizeOf = (reply: KeptReply): number => ('text' in reply ? reply.text.length : approximateJsonBytes(reply.value));
 
 interface Entry {
   reply: KeptReply;
@@ -162,9 +180,8 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
   const admits = admission(options);
   const shared = options.shared ? sharedTier(options.shared, options.sharedWaitMs ?? DEFAULT_SHARED_WAIT_MS, options.generations) : undefined;
   const l1TtlMs = shared ? (options.l1TtlMs ?? DEFAULT_L1_TTL_MS) : Number.POSITIVE_INFINITY;
-  const keep = (key: string, reply: Pick<V1Json, 'status' | 'body' | 'text'>, storedAt: number, ttlMs: number, bytes: number): void => {
-    const kept: KeptReply = reply.text === undefined ? { status: reply.status, body: reply.body } : { status: reply.status, text: reply.text };
-    entries.set(key, { reply: kept, storedAt, ttlMs, bytes, localUntil: now() + l1TtlMs });
+  const keep = (key: string, reply: KeptReply, storedAt: number, ttlMs: number, bytes: number): void => {
+    entries.set(key, { reply, storedAt, ttlMs, bytes, localUntil: now() + l1TtlMs });
   };
 
   const transport: ResponseCacheTransport = {
@@ -191,12 +208,13 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
         const sharedUntil = sharedCopy ? sharedCopy.storedAt + Math.min(ttlMs, sharedCopy.ttlMs) : 0;
         if (sharedCopy && now() < sharedUntil) {
           // Concurrent readers share one lookup: the first of them puts the copy in this process.
+          const copy = keptFromShared(sharedCopy);
           if (entries.peek(key)?.storedAt !== sharedCopy.storedAt) {
-            const bytes = approximateJsonBytes(sharedCopy.body);
-            if (bytes <= options.maxBytes) keep(key, sharedCopy, sharedCopy.storedAt, sharedCopy.ttlMs, bytes);
+            const bytes = sizeOf(copy);
+            if (bytes <= options.maxBytes) keep(key, copy, sharedCopy.storedAt, sharedCopy.ttlMs, bytes);
           }
           onEvent('hit');
-          return fromCache(sharedCopy, 'fresh', keptUntil(follows, sharedUntil, now() + l1TtlMs));
+          return fromCache(copy, 'fresh', keptUntil(follows, sharedUntil, now() + l1TtlMs));
         }
         // The shared tier has nothing newer (or cannot say: down, slow, the reply too large for it): this
         // process's own copy serves for its whole TTL, as with no shared tier, asking again in l1TtlMs.
@@ -214,7 +232,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
         // `held` is re-read: another caller may have stored a good reply while this one waited. Of the two
         // tiers' copies, the newer is served.
         const local = entries.get(key) ?? held;
-        const fallback = sharedCopy && (!local || sharedCopy.storedAt > local.storedAt) ? { reply: sharedCopy, storedAt: sharedCopy.storedAt } : local;
+        const fallback = sharedCopy && (!local || sharedCopy.storedAt > local.storedAt) ? { reply: keptFromShared(sharedCopy), storedAt: sharedCopy.storedAt } : local;
         if (fallback && allowsStale(err) && now() - fallback.storedAt < options.staleWindowMs) {
           onEvent('stale');
           return fromCache(fallback.reply, 'stale');
@@ -223,14 +241,15 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       }
       // A key+URL either tier holds was admitted before: its refresh is stored at once.
       if (!held && !sharedCopy && !admits(key)) return reply;
-      const bytes = reply.textLength ?? approximateJsonBytes(reply.body);
-      if (bytes > options.maxBytes) return reply;
+      // Taken to be kept: the caller is given the same payload in a box of its own.
+      const payload = reply.body.take();
+      const keeping = kept(reply.status, payload);
+      const bytes = reply.textLength ?? sizeOf(keeping);
+      if (bytes > options.maxBytes) return { ...reply, body: handOff(payload) };
       const storedAt = now();
-      keep(key, reply, storedAt, ttlMs, bytes);
-      const stored: StoredReply = { status: reply.status, body: reply.body, storedAt, ttlMs };
-      if (reply.text !== undefined) stored.bodyText = reply.text;
-      shared?.store(key, stored, ttlMs + options.staleWindowMs);
-      return { status: reply.status, body: reply.body, freshUntil: keptUntil(follows, storedAt + ttlMs, storedAt + l1TtlMs) };
+      keep(key, keeping, storedAt, ttlMs, bytes);
+      shared?.store(key, toShare(keeping, payload, storedAt, ttlMs), ttlMs + options.staleWindowMs);
+      return { status: reply.status, freshUntil: keptUntil(follows, storedAt + ttlMs, storedAt + l1TtlMs), body: handOff(payload) };
     },
     size: () => entries.size,
     clear: () => entries.clear(),

@@ -1,10 +1,12 @@
 // Identical concurrent GETs (same API key, same v1 URL) share one upstream call: the first caller makes
 // it, the others wait for its outcome, success or failure. Nothing is kept once the call settles (that is
-// the cache's job), so a later call always goes upstream. Each caller is given a reply object of its own
-// (the body itself is shared and read-only), so that a caller may empty its own with takeBody; the shared
-// reply is emptied once the last caller has its copy (why: shared/hand-off.ts).
+// the cache's job), so a later call always goes upstream. A lone caller is given the reply as it came; when
+// several share it, its body is taken once and each is given a reply of its own over the shared payload,
+// which is read-only, in a box of its own; the shared payload is let go once the last caller has its copy
+// (why: shared/hand-off.ts).
+import { handOff } from '../../shared/hand-off.js';
 import { requestKey } from './request-key.js';
-import { takeBody, type V1GetRequest, type V1Json, type V1Transport } from './v1-client.js';
+import type { V1GetRequest, V1Json, V1Payload, V1Transport } from './v1-client.js';
 
 export interface SingleFlightTransport extends V1Transport {
   /** Calls under way right now (for tests and diagnostics). */
@@ -13,8 +15,10 @@ export interface SingleFlightTransport extends V1Transport {
 
 interface Flight {
   call: Promise<V1Json>;
-  /** Callers that have not yet been given their copy of the reply. */
+  /** Callers that have not yet been given their reply. */
   waiting: number;
+  /** The reply's body once taken for several callers, until the last of them has its copy. */
+  payload: V1Payload | undefined;
 }
 
 export function withSingleFlight(inner: V1Transport): SingleFlightTransport {
@@ -24,8 +28,9 @@ export function withSingleFlight(inner: V1Transport): SingleFlightTransport {
       const key = requestKey(request);
       let flight = pending.get(key);
       if (!flight) {
-        const started: Flight = { call: inner.getJson(request), waiting: 0 };
-        // Registered before any caller's reaction, so it runs first: nobody joins a settled call.
+        const started: Flight = { call: inner.getJson(request), waiting: 0, payload: undefined };
+        // Registered before any caller's reaction, so it runs first: nobody joins a settled call, and every
+        // caller's reaction sees how many callers share the reply.
         const settled = () => pending.delete(key);
         started.call.then(settled, settled);
         pending.set(key, started);
@@ -34,8 +39,13 @@ export function withSingleFlight(inner: V1Transport): SingleFlightTransport {
       const joined = flight;
       joined.waiting++;
       return joined.call.then((reply) => {
-        const own = { ...reply };
-        if (--joined.waiting === 0) takeBody(reply);
+        joined.waiting--;
+        if (joined.payload === undefined) {
+          if (joined.waiting === 0) return reply;
+          joined.payload = reply.body.take();
+        }
+        const own: V1Json = { ...reply, body: handOff(joined.payload) };
+        if (joined.waiting === 0) joined.payload = undefined;
         return own;
       });
     },

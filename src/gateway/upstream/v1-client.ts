@@ -5,6 +5,7 @@
 // closes their sockets at once, and every call then fails fast with LGW_NOT_READY, which is never retried.
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../../shared/errors.js';
+import { handOff, type HandOff } from '../../shared/hand-off.js';
 import type { V1CallTracer } from '../tracing/types.js';
 import { exchange, V1DeadlineError } from './v1-exchange.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
@@ -22,39 +23,47 @@ export interface V1GetRequest {
   generation?: { resource: string; token: string };
 }
 
-/** What a successful v1 GET gives back. */
+/** What a v1 GET (or POST) gives: never changed once made; its body is read once, as a fetch Response's. */
 export interface V1Json {
-  status: number;
-  body: unknown;
+  readonly status: number;
   /** Set by the cache layer when the reply came from it: `fresh` within its TTL, `stale` standing in for
    * an upstream fault (stale-if-error). Absent when the reply came from v1 just now. */
-  servedFrom?: 'fresh' | 'stale';
+  readonly servedFrom?: 'fresh' | 'stale';
   /** Until when (cache clock, ms) the cache will keep answering with this very reply; absent when it
    * holds no fresh copy (not stored, stale, or no cache layer). */
-  freshUntil?: number;
-  /** The length of the JSON text v1 sent, when this reply was parsed from it just now: the cache sizes its
-   * entry by it instead of walking the parsed body (a walk of a 1000-record page cost as much as its parse). */
-  textLength?: number;
-  /** The JSON text itself, given only when it is KEEPS_TEXT_FROM characters or more: the cache keeps a
-   * reply that large as its text (response-cache.ts says why). */
-  text?: string;
+  readonly freshUntil?: number;
+  /** The length of the text v1 sent, when this reply came from v1 just now: the cache sizes its entry by it
+   * instead of walking the parsed body (a walk of a 1000-record page cost as much as its parse). */
+  readonly textLength?: number;
+  /** The body, handed off (shared/hand-off.ts): the reply's owner takes it once, and the reply, which old
+   * promises may still hold, keeps nothing of it. Each caller of getJson owns the reply it is given. */
+  readonly body: HandOff<V1Payload>;
+}
+
+/** A reply's body. Never changed once made, so layers may share one. */
+export interface V1Payload {
+  /** The parsed JSON. */
+  readonly value?: unknown;
+  /** The text the value was parsed from, given only by a reply just parsed from KEEPS_TEXT_FROM characters
+   * or more: the cache keeps a reply that large as its text (response-cache.ts says why). */
+  readonly text?: string;
 }
 
 /** From this length on (128 Ki characters, 128 KiB or more), V8 keeps a string in its large-object space:
  * the collector never copies it and marks it as one object, so holding it costs nothing but its bytes. */
 export const KEEPS_TEXT_FROM = 128 * 1024;
 
-/** The reply's body, which the reply then forgets (why: shared/hand-off.ts). For the reply's owner: each
- * caller of getJson owns the reply it is given. */
-export function takeBody(reply: V1Json): unknown {
-  const body = reply.body;
-  reply.body = undefined;
-  reply.text = undefined;
-  return body;
+/** v1's text of a 2xx body, parsed; a text that is not JSON is a bad reply. */
+export function parseV1Json(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');
+  }
 }
 
 /** The seam the hardening layers (retry, cache, single-flight) wrap: same contract in, same out. Each
- * caller gets a reply object of its own, which it may empty with takeBody. */
+ * caller gets a reply of its own, whose body it takes. */
 export interface V1Transport {
   getJson(request: V1GetRequest): Promise<V1Json>;
 }
@@ -104,11 +113,12 @@ function v1Error(status: number, body: unknown): { message: string; code: string
   return { message, code: typeof fields.code === 'string' ? fields.code.slice(0, 100) : undefined };
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+/** An error reply's body, if it is JSON. */
+function parsedOrUndefined(text: string): unknown {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return JSON.parse(text);
   } catch {
-    return { ok: false };
+    return undefined;
   }
 }
 
@@ -177,16 +187,14 @@ export class V1Client implements V1Transport, V1Writer {
       const res = await exchange(this.pool, { method, path, headers, body }, this.timeoutMs);
       status = res.status;
       const text = res.text.take();
-      const parsed = parseJson(text);
       if (res.status >= 200 && res.status < 300) {
-        if (!parsed.ok) throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');
-        const reply: V1Json = { status: res.status, body: parsed.value, textLength: text.length };
-        if (text.length >= KEEPS_TEXT_FROM) reply.text = text;
-        return reply;
+        const value = parseV1Json(text);
+        const payload: V1Payload = text.length >= KEEPS_TEXT_FROM ? { value, text } : { value };
+        return { status: res.status, textLength: text.length, body: handOff(payload) };
       }
       if (res.status >= 400 && res.status <= 599) {
         const extra: Record<string, string> = res.retryAfter === undefined ? {} : { 'retry-after': res.retryAfter };
-        const { message, code } = v1Error(res.status, parsed.ok ? parsed.value : undefined);
+        const { message, code } = v1Error(res.status, parsedOrUndefined(text));
         throw new GatewayError('LGW_UPSTREAM_ERROR', message, { status: res.status, headers: extra, ...(code ? { upstreamCode: code } : {}) });
       }
       throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.status}`);

@@ -23,7 +23,7 @@ export function createV1Reader(baseUrl: string, apiKey: string | undefined, time
       const key = JSON.stringify([call.path, Object.entries(call.query)]);
       let reply = replies.get(key);
       if (!reply) {
-        reply = client.getJson({ path: call.path, query: call.query, apiKey }).then((r) => r.body);
+        reply = client.getJson({ path: call.path, query: call.query, apiKey }).then((r) => r.body.take().value);
         replies.set(key, reply);
       }
       // The same body for every call on this URL: each is given a box of its own.

@@ -1,9 +1,27 @@
 // A scripted V1Transport for the upstream layers' unit tests: answers each call with the next scripted
-// outcome (or the default), and records every request it saw.
+// outcome (or the default), and records every request it saw. A reply is written as a plain object (its
+// payload as it is, `PlainReply`) and given in a box of its own on each call, as a real layer gives it.
 import { GatewayError } from '../../../../src/shared/errors.js';
-import type { V1GetRequest, V1Json, V1Transport } from '../../../../src/gateway/upstream/v1-client.js';
+import { handOff } from '../../../../src/shared/hand-off.js';
+import type { V1GetRequest, V1Json, V1Payload, V1Transport } from '../../../../src/gateway/upstream/v1-client.js';
 
-export type Outcome = V1Json | GatewayError | ((request: V1GetRequest) => Promise<V1Json>);
+/** A reply with its payload in the open: what a test writes, and what `plain` turns a reply into. */
+export type PlainReply = Omit<V1Json, 'body'> & { readonly body: V1Payload };
+
+/** A plain reply (status 200 unless told) whose payload is the parsed `value`. */
+export const jsonReply = (value: unknown, over: Partial<PlainReply> = {}): PlainReply => ({ status: 200, body: { value }, ...over });
+
+/** A reply as a layer gives it: the payload in a box. */
+export const boxed = (reply: PlainReply): V1Json => ({ ...reply, body: handOff(reply.body) });
+
+/** A reply with its payload taken out of its box, for toEqual. */
+export const plain = (reply: V1Json): PlainReply => ({ ...reply, body: reply.body.take() });
+
+/** The parsed body of a reply, taken. */
+export const valueOf = (reply: V1Json): unknown => reply.body.take().value;
+
+/** A function outcome gives a boxed reply (made as the test likes); the others are boxed on each call. */
+export type Outcome = PlainReply | GatewayError | ((request: V1GetRequest) => Promise<V1Json>);
 
 export interface FakeTransport extends V1Transport {
   calls: V1GetRequest[];
@@ -11,7 +29,7 @@ export interface FakeTransport extends V1Transport {
   fallback: Outcome;
 }
 
-export function fakeTransport(fallback: Outcome = { status: 200, body: { ok: true } }): FakeTransport {
+export function fakeTransport(fallback: Outcome = jsonReply({ ok: true })): FakeTransport {
   const fake: FakeTransport = {
     calls: [],
     script: [],
@@ -21,7 +39,7 @@ export function fakeTransport(fallback: Outcome = { status: 200, body: { ok: tru
       const next = fake.script.shift() ?? fake.fallback;
       if (next instanceof GatewayError) throw next;
       if (typeof next === 'function') return next(request);
-      return next;
+      return boxed(next);
     },
   };
   return fake;

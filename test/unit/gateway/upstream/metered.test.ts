@@ -6,7 +6,7 @@ import type { UpstreamCall, UpstreamOutcome } from '../../../../src/gateway/metr
 import { outcomeOf, postMetrics, v1Resource, withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
 import { V1Client } from '../../../../src/gateway/upstream/v1-client.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../../../helpers/recording-upstream.js';
-import { fakeTransport, request, timeout, unreachable, upstreamError } from './fake-transport.js';
+import { fakeTransport, jsonReply, request, timeout, unreachable, upstreamError } from './fake-transport.js';
 
 describe('upstream outcomes', () => {
   it.each<[string, unknown, UpstreamOutcome]>([
@@ -25,7 +25,7 @@ describe('upstream outcomes', () => {
   it('counts each call once, and not a path refused before any HTTP exchange', async () => {
     const seen: UpstreamOutcome[] = [];
     const inner = fakeTransport();
-    inner.script.push({ status: 200, body: {} }, upstreamError(503), badRequest('bad path'));
+    inner.script.push(jsonReply({}), upstreamError(503), badRequest('bad path'));
     const transport = withUpstreamMetrics(inner, (o) => seen.push(o));
     await transport.getJson(request());
     await transport.getJson(request()).catch(() => undefined);
@@ -50,7 +50,7 @@ describe('upstream call labels', () => {
   it('gives each GET its resource (never its id or query), its verb and its duration', async () => {
     const seen: Array<[UpstreamOutcome, UpstreamCall]> = [];
     const inner = fakeTransport();
-    inner.script.push({ status: 200, body: {} }, upstreamError(429));
+    inner.script.push(jsonReply({}), upstreamError(429));
     const transport = withUpstreamMetrics(inner, (outcome, call) => seen.push([outcome, call]));
     await transport.getJson(request({ path: '/clients/77', query: { email: 'a@b.c' } }));
     await transport.getJson(request({ path: '/sessions' })).catch(() => undefined);

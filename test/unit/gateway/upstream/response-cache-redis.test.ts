@@ -9,7 +9,7 @@ import { DEFAULT_CACHE_LIMITS, withResponseCache } from '../../../../src/gateway
 import type { V1GetRequest } from '../../../../src/gateway/upstream/v1-client.js';
 import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
 import { connectTestRedis, type TestRedisPort } from '../state/node-redis-port.js';
-import { fakeTransport, request } from './fake-transport.js';
+import { boxed, fakeTransport, jsonReply, plain, request, valueOf } from './fake-transport.js';
 
 let server: TestRedis;
 const ports: TestRedisPort[] = [];
@@ -37,7 +37,7 @@ async function replica(name: string, prefix: string) {
   ports.push(redis);
   const store = createRedisResponseStore({ redis, prefix });
   let n = 0;
-  const inner = fakeTransport(async () => ({ status: 200, body: { from: name, n: ++n } }));
+  const inner = fakeTransport(async () => boxed(jsonReply({ from: name, n: ++n })));
   const cache = withResponseCache(inner, { ...DEFAULT_CACHE_LIMITS, defaultTtlMs: 30_000, shared: store, l1TtlMs: 5000 });
   return { redis, store, inner, cache };
 }
@@ -52,10 +52,10 @@ describe('the response cache over Redis, two replicas', () => {
     const first = await a.cache.getJson(request());
     await shared(a.store, request());
     const second = await b.cache.getJson(request());
-    expect(second).toEqual({ status: 200, body: { from: 'a', n: 1 }, servedFrom: 'fresh', freshUntil: first.freshUntil });
+    expect(plain(second)).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: first.freshUntil, body: { value: { from: 'a', n: 1 } } });
     expect(b.inner.calls).toHaveLength(0);
     // Another key never gets it.
-    expect((await b.cache.getJson(request({ apiKey: 'key-b' }))).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await b.cache.getJson(request({ apiKey: 'key-b' })))).toEqual({ from: 'b', n: 1 });
   });
 
   it('with Redis stopped reads are answered (the local copy, then the upstream); once it is back it is shared again', async () => {
@@ -68,19 +68,19 @@ describe('the response cache over Redis, two replicas', () => {
     await server.stop();
     await until(() => !a.redis.isUp() && !b.redis.isUp());
     const started = performance.now();
-    expect((await a.cache.getJson(seen)).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await a.cache.getJson(seen))).toEqual({ from: 'a', n: 1 });
     expect(a.inner.calls).toHaveLength(1);
     const unseen = request({ query: { offset: '10' } });
-    expect((await b.cache.getJson(unseen)).body).toEqual({ from: 'b', n: 1 });
-    expect((await b.cache.getJson(seen)).body).toEqual({ from: 'b', n: 2 });
+    expect(valueOf(await b.cache.getJson(unseen))).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await b.cache.getJson(seen))).toEqual({ from: 'b', n: 2 });
     expect(performance.now() - started).toBeLessThan(1000);
 
     await server.start();
     await until(() => a.redis.isUp() && b.redis.isUp());
     const after = request({ query: { offset: '20' } });
-    expect((await a.cache.getJson(after)).body).toEqual({ from: 'a', n: 2 });
+    expect(valueOf(await a.cache.getJson(after))).toEqual({ from: 'a', n: 2 });
     await shared(a.store, after);
-    expect((await b.cache.getJson(after)).body).toEqual({ from: 'a', n: 2 });
+    expect(valueOf(await b.cache.getJson(after))).toEqual({ from: 'a', n: 2 });
     expect(b.inner.calls).toHaveLength(2);
   });
 });

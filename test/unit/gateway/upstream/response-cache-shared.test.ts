@@ -6,7 +6,7 @@ import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics
 import type { SharedResponseStore, StoredReply } from '../../../../src/gateway/state/response-store.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
 import { withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
-import { fakeTransport, request, upstreamError } from './fake-transport.js';
+import { boxed, fakeTransport, jsonReply, plain, request, upstreamError, valueOf } from './fake-transport.js';
 
 const TTL = 30_000;
 const STALE_WINDOW = 3_600_000;
@@ -51,7 +51,7 @@ function cluster(options: Partial<ResponseCacheOptions> = {}) {
   const replica = (name: string) => {
     const events: CacheEvent[] = [];
     let n = 0;
-    const inner = fakeTransport(async () => ({ status: 200, body: { from: name, n: ++n } }));
+    const inner = fakeTransport(async () => boxed(jsonReply({ from: name, n: ++n })));
     const cache = withResponseCache(inner, {
       defaultTtlMs: TTL,
       maxEntries: 100,
@@ -75,7 +75,7 @@ describe('a reply cached by one replica', () => {
     const a = replica('a');
     const first = await a.cache.getJson(request());
     await writesSent();
-    expect(first).toEqual({ status: 200, body: { from: 'a', n: 1 }, freshUntil: now() + TTL });
+    expect(plain(first)).toEqual({ status: 200, freshUntil: now() + TTL, body: { value: { from: 'a', n: 1 } } });
     expect(a.cache.size()).toBe(1);
     expect(store.values.get(KEY)).toEqual({ reply: { status: 200, body: { from: 'a', n: 1 }, storedAt: now(), ttlMs: TTL }, keepMs: TTL + STALE_WINDOW });
     expect(a.events).toEqual(['miss']);
@@ -85,7 +85,7 @@ describe('a reply cached by one replica', () => {
     const { store, replica, now } = cluster();
     const a = replica('a');
     const text = '{ "from": "a", "n": 1 }';
-    a.inner.script = [{ status: 200, body: { from: 'a', n: 1 }, textLength: text.length, text }];
+    a.inner.script = [{ status: 200, body: { value: { from: 'a', n: 1 }, text }, textLength: text.length }];
     await a.cache.getJson(request());
     await writesSent();
     expect(store.values.get(KEY)).toEqual({
@@ -104,11 +104,11 @@ describe('a reply cached by one replica', () => {
     advance(10_000);
     const fromShared = await b.cache.getJson(request());
     // Fresh until the copy's own end (stored by a + TTL), not 30 s from now.
-    expect(fromShared).toEqual({ status: 200, body: { from: 'a', n: 1 }, servedFrom: 'fresh', freshUntil: storedAt + TTL });
+    expect(plain(fromShared)).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: storedAt + TTL, body: { value: { from: 'a', n: 1 } } });
     expect(b.inner.calls).toHaveLength(0);
     expect(b.cache.size()).toBe(1);
     const gets = store.gets;
-    expect((await b.cache.getJson(request())).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await b.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
     expect(store.gets).toBe(gets);
     expect(b.events).toEqual(['hit', 'hit']);
   });
@@ -120,10 +120,10 @@ describe('a reply cached by one replica', () => {
     await a.cache.getJson(request());
     await writesSent();
     advance(TTL);
-    expect((await b.cache.getJson(request())).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await b.cache.getJson(request()))).toEqual({ from: 'b', n: 1 });
     await writesSent();
     expect(store.values.get(KEY)?.reply).toMatchObject({ body: { from: 'b', n: 1 }, storedAt: now() });
-    expect((await a.cache.getJson(request())).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await a.cache.getJson(request()))).toEqual({ from: 'b', n: 1 });
     expect(a.inner.calls).toHaveLength(1);
     expect(b.events).toEqual(['miss']);
   });
@@ -135,13 +135,13 @@ describe('a reply cached by one replica', () => {
     await a.cache.getJson(request({ cacheTtlMs: 300_000 }));
     await writesSent();
     advance(20_000);
-    expect((await b.cache.getJson(request({ cacheTtlMs: 10_000 }))).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await b.cache.getJson(request({ cacheTtlMs: 10_000 })))).toEqual({ from: 'b', n: 1 });
     await writesSent();
     const refreshedAt = now();
     advance(1);
     // The copy b shared was stored under 10 s: a 300 s request does not stretch it.
     const c = replica('c');
-    expect(await c.cache.getJson(request({ cacheTtlMs: 300_000 }))).toMatchObject({ body: { from: 'b', n: 1 }, freshUntil: refreshedAt + 10_000 });
+    expect(plain(await c.cache.getJson(request({ cacheTtlMs: 300_000 })))).toMatchObject({ body: { value: { from: 'b', n: 1 } }, freshUntil: refreshedAt + 10_000 });
   });
 
   it('a TTL of 0 neither reads nor writes the shared tier', async () => {
@@ -161,7 +161,7 @@ describe('a reply cached by one replica', () => {
     await writesSent();
     const gets = store.gets;
     const replies = await Promise.all([1, 2, 3, 4, 5].map(() => b.cache.getJson(request())));
-    expect(replies.map((r) => r.body)).toEqual(Array(5).fill({ from: 'a', n: 1 }));
+    expect(replies.map(valueOf)).toEqual(Array(5).fill({ from: 'a', n: 1 }));
     expect(store.gets).toBe(gets + 1);
     expect(b.inner.calls).toHaveLength(0);
   });
@@ -170,7 +170,7 @@ describe('a reply cached by one replica', () => {
     const { store, replica, now } = cluster();
     store.values.set(KEY, { reply: { status: 200, body: { from: 'ahead' }, storedAt: now() + 60_000, ttlMs: TTL }, keepMs: TTL + STALE_WINDOW });
     const b = replica('b');
-    expect(await b.cache.getJson(request())).toMatchObject({ body: { from: 'ahead' }, freshUntil: now() + TTL });
+    expect(plain(await b.cache.getJson(request()))).toMatchObject({ body: { value: { from: 'ahead' } }, freshUntil: now() + TTL });
   });
 
   it('admission applies to both tiers: a key+URL is shared from its Nth miss on', async () => {
@@ -220,10 +220,10 @@ describe('the local tier keeps a copy only l1TtlMs', () => {
     store.values.set(KEY, { reply: { status: 200, body: { from: 'b', n: 1 }, storedAt: now(), ttlMs: TTL }, keepMs: TTL + STALE_WINDOW });
     advance(3999);
     const gets = store.gets;
-    expect(await a.cache.getJson(request())).toMatchObject({ body: { from: 'a', n: 1 }, freshUntil: t0 + TTL });
+    expect(plain(await a.cache.getJson(request()))).toMatchObject({ body: { value: { from: 'a', n: 1 } }, freshUntil: t0 + TTL });
     expect(store.gets).toBe(gets);
     advance(1);
-    expect(await a.cache.getJson(request())).toMatchObject({ body: { from: 'b', n: 1 }, servedFrom: 'fresh', freshUntil: t0 + 1000 + TTL });
+    expect(plain(await a.cache.getJson(request()))).toMatchObject({ body: { value: { from: 'b', n: 1 } }, servedFrom: 'fresh', freshUntil: t0 + 1000 + TTL });
     expect(a.inner.calls).toHaveLength(1);
   });
 
@@ -234,7 +234,7 @@ describe('the local tier keeps a copy only l1TtlMs', () => {
     await writesSent();
     store.values.set(KEY, { reply: { status: 200, body: { from: 'b', n: 1 }, storedAt: now(), ttlMs: TTL }, keepMs: TTL });
     advance(1000);
-    expect((await a.cache.getJson(request())).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await a.cache.getJson(request()))).toEqual({ from: 'b', n: 1 });
   });
 
   it('when the shared tier has nothing newer, its own copy serves for its whole TTL, and asks again l1TtlMs later', async () => {
@@ -246,8 +246,8 @@ describe('the local tier keeps a copy only l1TtlMs', () => {
     store.values.clear(); // Redis restarted empty, or evicted it
     advance(6000);
     const gets = store.gets;
-    expect(await a.cache.getJson(request())).toMatchObject({ body: { from: 'a', n: 1 }, servedFrom: 'fresh', freshUntil: t0 + TTL });
-    expect(await a.cache.getJson(request())).toMatchObject({ body: { from: 'a', n: 1 } });
+    expect(plain(await a.cache.getJson(request()))).toMatchObject({ body: { value: { from: 'a', n: 1 } }, servedFrom: 'fresh', freshUntil: t0 + TTL });
+    expect(plain(await a.cache.getJson(request()))).toMatchObject({ body: { value: { from: 'a', n: 1 } } });
     expect(store.gets).toBe(gets + 1);
     advance(5000);
     await a.cache.getJson(request());
@@ -276,7 +276,7 @@ describe('stale-if-error across the tiers', () => {
     advance(45 * 60_000);
     b.inner.fallback = upstreamError(503);
     const reply = await b.cache.getJson(request());
-    expect(reply).toEqual({ status: 200, body: { from: 'a', n: 1 }, servedFrom: 'stale' });
+    expect(plain(reply)).toEqual({ status: 200, servedFrom: 'stale', body: { value: { from: 'a', n: 1 } } });
     expect(b.events).toEqual(['miss', 'stale']);
   });
 
@@ -291,9 +291,9 @@ describe('stale-if-error across the tiers', () => {
     await writesSent();
     advance(40 * 60_000);
     b.inner.fallback = upstreamError(429, { 'retry-after': '60' });
-    expect((await b.cache.getJson(request())).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await b.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
     a.inner.fallback = upstreamError(500);
-    expect((await a.cache.getJson(request())).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await a.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
   });
 
   it('serves its own copy when the shared tier is down', async () => {
@@ -303,7 +303,7 @@ describe('stale-if-error across the tiers', () => {
     store.mode = 'fail';
     advance(45 * 60_000);
     a.inner.fallback = upstreamError(503);
-    expect(await a.cache.getJson(request())).toMatchObject({ body: { from: 'a', n: 1 }, servedFrom: 'stale' });
+    expect(plain(await a.cache.getJson(request()))).toMatchObject({ body: { value: { from: 'a', n: 1 } }, servedFrom: 'stale' });
   });
 
   it('never serves a copy older than the stale window from either tier', async () => {
@@ -339,12 +339,12 @@ describe('a shared tier that fails', () => {
     const { store, replica, advance } = cluster();
     store.mode = mode;
     const a = replica('a');
-    expect((await a.cache.getJson(request())).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await a.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
     await writesSent();
     advance(TTL - 1);
-    expect(await a.cache.getJson(request())).toMatchObject({ body: { from: 'a', n: 1 }, servedFrom: 'fresh' });
+    expect(plain(await a.cache.getJson(request()))).toMatchObject({ body: { value: { from: 'a', n: 1 } }, servedFrom: 'fresh' });
     advance(1);
-    expect((await a.cache.getJson(request())).body).toEqual({ from: 'a', n: 2 });
+    expect(valueOf(await a.cache.getJson(request()))).toEqual({ from: 'a', n: 2 });
     expect(a.events).toEqual(['miss', 'hit', 'miss']);
   });
 
@@ -353,10 +353,10 @@ describe('a shared tier that fails', () => {
     store.mode = 'hang';
     const a = replica('a');
     const started = performance.now();
-    expect((await a.cache.getJson(request())).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await a.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
     expect(performance.now() - started).toBeLessThan(1000);
     // The next read on another URL is not held up by the first lookup.
-    expect((await a.cache.getJson(request({ query: { offset: '10' } }))).body).toEqual({ from: 'a', n: 2 });
+    expect(valueOf(await a.cache.getJson(request({ query: { offset: '10' } })))).toEqual({ from: 'a', n: 2 });
   });
 
   it('a write to the shared tier is never awaited by the read', async () => {
@@ -364,7 +364,7 @@ describe('a shared tier that fails', () => {
     const a = replica('a');
     const slow: SharedResponseStore = { get: async () => undefined, set: () => new Promise(() => undefined) };
     const cache = withResponseCache(a.inner, { defaultTtlMs: TTL, maxEntries: 10, maxBytes: 10_000, staleWindowMs: STALE_WINDOW, storeAfterMisses: 1, admissionMemory: 10, shared: slow });
-    expect((await cache.getJson(request())).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
   });
 });
 
@@ -397,16 +397,16 @@ describe('a read that follows writes (it names a write generation)', () => {
     const { replica } = cluster({ generations: generations.of() });
     const a = replica('a');
     const b = replica('b');
-    expect((await b.cache.getJson(following(''))).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await b.cache.getJson(following('')))).toEqual({ from: 'b', n: 1 });
     // A writes (token t1), then reads under it: its copy goes to the shared tier.
     generations.tokens.set('key-a/clients', 't1');
-    expect((await a.cache.getJson(following('t1'))).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await a.cache.getJson(following('t1')))).toEqual({ from: 'a', n: 1 });
     await writesSent();
     // B's read started under '' and its L1 copy is still fresh: only an L1 miss asks (none here).
-    expect((await b.cache.getJson(following(''))).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await b.cache.getJson(following('')))).toEqual({ from: 'b', n: 1 });
     const asked = generations.confirms;
     const c = replica('c');
-    expect(await c.cache.getJson(following(''))).toMatchObject({ body: { from: 'a', n: 1 }, servedFrom: 'fresh' });
+    expect(plain(await c.cache.getJson(following('')))).toMatchObject({ body: { value: { from: 'a', n: 1 } }, servedFrom: 'fresh' });
     expect([c.inner.calls.length, generations.confirms - asked]).toEqual([0, 1]);
   });
 
@@ -414,10 +414,10 @@ describe('a read that follows writes (it names a write generation)', () => {
     const generations = sharedGenerations();
     const { replica } = cluster({ generations: generations.of() });
     const a = replica('a');
-    expect((await a.cache.getJson(following(''))).body).toEqual({ from: 'a', n: 1 });
+    expect(valueOf(await a.cache.getJson(following('')))).toEqual({ from: 'a', n: 1 });
     await writesSent();
     generations.down = true;
     const b = replica('b');
-    expect((await b.cache.getJson(following(''))).body).toEqual({ from: 'b', n: 1 });
+    expect(valueOf(await b.cache.getJson(following('')))).toEqual({ from: 'b', n: 1 });
   });
 });

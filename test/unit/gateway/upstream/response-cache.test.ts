@@ -3,17 +3,18 @@
 // instead of sleeps.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/shared/errors.js';
+import type { V1Json } from '../../../../src/gateway/upstream/v1-client.js';
 import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
 import { approximateJsonBytes, withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
 import { isCollected } from '../../../helpers/collect-garbage.js';
-import { fakeTransport, request, timeout, unreachable, upstreamError } from './fake-transport.js';
+import { boxed, fakeTransport, jsonReply, plain, request, timeout, unreachable, upstreamError, valueOf, type PlainReply } from './fake-transport.js';
 
 function setup(options: Partial<ResponseCacheOptions> = {}) {
   let clock = 1_000_000;
   const events: CacheEvent[] = [];
   let n = 0;
-  const inner = fakeTransport(async (req) => ({ status: 200, body: { n: ++n, key: req.apiKey ?? null } }));
+  const inner = fakeTransport(async (req) => boxed(jsonReply({ n: ++n, key: req.apiKey ?? null })));
   const cache = withResponseCache(inner, {
     defaultTtlMs: 30_000,
     maxEntries: 100,
@@ -35,11 +36,11 @@ describe('cache isolation between keys', () => {
     const a1 = await cache.getJson(request({ apiKey: 'key-a' }));
     const b1 = await cache.getJson(request({ apiKey: 'key-b' }));
     const none = await cache.getJson(request({ apiKey: undefined }));
-    expect(a1.body).toEqual({ n: 1, key: 'key-a' });
-    expect(b1.body).toEqual({ n: 2, key: 'key-b' });
-    expect(none.body).toEqual({ n: 3, key: null });
-    expect((await cache.getJson(request({ apiKey: 'key-a' }))).body).toEqual({ n: 1, key: 'key-a' });
-    expect((await cache.getJson(request({ apiKey: 'key-b' }))).body).toEqual({ n: 2, key: 'key-b' });
+    expect(valueOf(a1)).toEqual({ n: 1, key: 'key-a' });
+    expect(valueOf(b1)).toEqual({ n: 2, key: 'key-b' });
+    expect(valueOf(none)).toEqual({ n: 3, key: null });
+    expect(valueOf(await cache.getJson(request({ apiKey: 'key-a' })))).toEqual({ n: 1, key: 'key-a' });
+    expect(valueOf(await cache.getJson(request({ apiKey: 'key-b' })))).toEqual({ n: 2, key: 'key-b' });
     expect(inner.calls).toHaveLength(3);
   });
 
@@ -70,9 +71,17 @@ describe('freshness', () => {
     advance(1);
     const again = await cache.getJson(request());
     expect(again.servedFrom).toBeUndefined();
-    expect(again.body).toMatchObject({ n: 2 });
+    expect(valueOf(again)).toMatchObject({ n: 2 });
     expect(inner.calls).toHaveLength(2);
     expect(events).toEqual(['miss', 'hit', 'miss']);
+  });
+
+  it('gives each hit a box of its own over the one kept body', async () => {
+    const { cache } = setup();
+    await cache.getJson(request());
+    const [a, b] = [await cache.getJson(request()), await cache.getJson(request())];
+    expect(a.body).not.toBe(b.body);
+    expect(valueOf(a)).toBe(valueOf(b));
   });
 
   it('uses the TTL the request names (a team listing keeps its reply longer)', async () => {
@@ -97,7 +106,7 @@ describe('freshness', () => {
     const { inner, cache } = setup();
     inner.script.push(upstreamError(404));
     await expect(cache.getJson(request())).rejects.toMatchObject({ status: 404 });
-    expect((await cache.getJson(request())).body).toMatchObject({ n: 1 });
+    expect(valueOf(await cache.getJson(request()))).toMatchObject({ n: 1 });
   });
 });
 
@@ -116,7 +125,7 @@ describe('stale-if-error', () => {
     inner.fallback = failure();
     const reply = await cache.getJson(request());
     expect(reply.servedFrom).toBe('stale');
-    expect(reply.body).toEqual({ n: 1, key: 'key-a' });
+    expect(valueOf(reply)).toEqual({ n: 1, key: 'key-a' });
     expect(events).toEqual(['miss', 'miss', 'stale']);
   });
 
@@ -159,10 +168,10 @@ describe('bounds', () => {
   it('holds at most maxBytes of replies, and never one larger than the whole budget', async () => {
     const big = { data: 'x'.repeat(400) };
     const { inner, cache } = setup({ maxBytes: 1000 });
-    inner.fallback = { status: 200, body: big };
+    inner.fallback = jsonReply(big);
     for (const offset of ['0', '1', '2']) await cache.getJson(request({ query: { offset } }));
     expect(cache.size()).toBe(2);
-    inner.fallback = { status: 200, body: { data: 'x'.repeat(2000) } };
+    inner.fallback = jsonReply({ data: 'x'.repeat(2000) });
     await cache.getJson(request({ query: { offset: 'huge' } }));
     expect(cache.size()).toBe(2);
   });
@@ -170,10 +179,10 @@ describe('bounds', () => {
   it('sizes a reply by the length of the text v1 sent when the client gives it, without walking the body', async () => {
     const { inner, cache } = setup({ maxBytes: 1000 });
     // A small body whose text was long (as spaces in v1's JSON would make it): the text's length counts.
-    inner.fallback = { status: 200, body: { data: 'x' }, textLength: 400 };
+    inner.fallback = jsonReply({ data: 'x' }, { textLength: 400 });
     for (const offset of ['0', '1', '2']) await cache.getJson(request({ query: { offset } }));
     expect(cache.size()).toBe(2);
-    inner.fallback = { status: 200, body: { data: 'x' }, textLength: 1001 };
+    inner.fallback = jsonReply({ data: 'x' }, { textLength: 1001 });
     await cache.getJson(request({ query: { offset: 'over' } }));
     await cache.getJson(request({ query: { offset: 'over' } }));
     expect(inner.calls.filter((c) => c.query.offset === 'over')).toHaveLength(2);
@@ -188,14 +197,14 @@ describe('bounds', () => {
 });
 
 /** A v1 reply as the client gives a large one: its body, and the text it was parsed from. */
-function largeReply(n: number) {
-  const body = { object: 'list', data: [{ id: n, name: 'Zoë "quoted"' }] };
-  const text = JSON.stringify(body);
-  return { status: 200, body, textLength: text.length, text };
+function largeReply(n: number): PlainReply {
+  const value = { object: 'list', data: [{ id: n, name: 'Zoë "quoted"' }] };
+  const text = JSON.stringify(value);
+  return { status: 200, body: { value, text }, textLength: text.length };
 }
 
-/** The body of a reply the test does not keep, watched. */
-const watchedBody = (reply: { body: unknown }): WeakRef<object> => new WeakRef(reply.body as object);
+/** The body of a reply the test does not keep, taken and watched. */
+const watchedBody = (reply: V1Json): WeakRef<object> => new WeakRef(valueOf(reply) as object);
 
 describe('large replies, kept as their text', () => {
   it('keeps the text, not the parsed body, and gives each hit a body of its own parsed from it', async () => {
@@ -203,13 +212,14 @@ describe('large replies, kept as their text', () => {
     inner.script = [largeReply(1)];
     const miss = watchedBody(await cache.getJson(request()));
     expect(await isCollected(miss)).toBe(true);
-    const [first, second] = [await cache.getJson(request()), await cache.getJson(request())];
-    expect([first.status, first.body, first.servedFrom]).toEqual([200, { object: 'list', data: [{ id: 1, name: 'Zoë "quoted"' }] }, 'fresh']);
-    expect(second.body).toEqual(first.body);
-    expect(second.body).not.toBe(first.body);
+    const [first, second] = [plain(await cache.getJson(request())), plain(await cache.getJson(request()))];
+    expect([first.status, first.body.value, first.servedFrom]).toEqual([200, { object: 'list', data: [{ id: 1, name: 'Zoë "quoted"' }] }, 'fresh']);
+    expect(second.body.value).toEqual(first.body.value);
+    expect(second.body.value).not.toBe(first.body.value);
     expect(inner.calls).toHaveLength(1);
-    // What the cache gives never carries the text.
-    expect(Object.keys(first)).toEqual(['status', 'body', 'servedFrom', 'freshUntil']);
+    // What a hit gives never carries the text.
+    expect(Object.keys(first)).toEqual(['status', 'servedFrom', 'freshUntil', 'body']);
+    expect(Object.keys(first.body)).toEqual(['value']);
   });
 
   it('serves the text, parsed, when the upstream fails (stale-if-error)', async () => {
@@ -219,25 +229,25 @@ describe('large replies, kept as their text', () => {
     advance(60_000);
     inner.fallback = upstreamError(503);
     const stale = await cache.getJson(request());
-    expect([stale.body, stale.servedFrom]).toEqual([{ object: 'list', data: [{ id: 2, name: 'Zoë "quoted"' }] }, 'stale']);
+    expect([valueOf(stale), stale.servedFrom]).toEqual([{ object: 'list', data: [{ id: 2, name: 'Zoë "quoted"' }] }, 'stale']);
   });
 
   it('keeps a reply that comes without its text as its body, which every hit shares', async () => {
     const { cache } = setup();
     const miss = await cache.getJson(request());
-    expect((await cache.getJson(request())).body).toBe(miss.body);
+    expect(valueOf(await cache.getJson(request()))).toBe(valueOf(miss));
   });
 });
 
 describe('admission (store on the second miss)', () => {
   it('does not store a key+URL asked for once; stores it on its second miss, then hits', async () => {
     const { inner, cache, events } = setup({ storeAfterMisses: 2 });
-    expect((await cache.getJson(request())).body).toEqual({ n: 1, key: 'key-a' });
+    expect(valueOf(await cache.getJson(request()))).toEqual({ n: 1, key: 'key-a' });
     expect(cache.size()).toBe(0);
-    expect((await cache.getJson(request())).body).toEqual({ n: 2, key: 'key-a' });
+    expect(valueOf(await cache.getJson(request()))).toEqual({ n: 2, key: 'key-a' });
     expect(cache.size()).toBe(1);
     const third = await cache.getJson(request());
-    expect(third.body).toEqual({ n: 2, key: 'key-a' });
+    expect(valueOf(third)).toEqual({ n: 2, key: 'key-a' });
     expect(third.servedFrom).toBe('fresh');
     expect(inner.calls).toHaveLength(2);
     expect(events).toEqual(['miss', 'miss', 'hit']);
@@ -256,8 +266,8 @@ describe('admission (store on the second miss)', () => {
     await cache.getJson(request());
     await cache.getJson(request());
     advance(30_001);
-    expect((await cache.getJson(request())).body).toEqual({ n: 3, key: 'key-a' });
-    expect((await cache.getJson(request())).body).toEqual({ n: 3, key: 'key-a' });
+    expect(valueOf(await cache.getJson(request()))).toEqual({ n: 3, key: 'key-a' });
+    expect(valueOf(await cache.getJson(request()))).toEqual({ n: 3, key: 'key-a' });
     expect(inner.calls).toHaveLength(3);
   });
 

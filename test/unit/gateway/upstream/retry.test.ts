@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/shared/errors.js';
 import { DEFAULT_RETRY_POLICY, backoffMs, isRetryable, withRetry } from '../../../../src/gateway/upstream/retry.js';
-import { fakeTransport, request, timeout, unreachable, upstreamError, type Outcome } from './fake-transport.js';
+import { fakeTransport, jsonReply, plain, request, timeout, unreachable, upstreamError, type Outcome } from './fake-transport.js';
 
 const noSleep = { sleep: async () => undefined };
 
@@ -39,7 +39,7 @@ describe('retry counts per failure', () => {
     const inner = fakeTransport();
     inner.script.push(unreachable());
     const reply = await withRetry(inner, noSleep).getJson(request());
-    expect(reply).toEqual({ status: 200, body: { ok: true } });
+    expect(plain(reply)).toEqual(jsonReply({ ok: true }));
     expect(inner.calls).toHaveLength(2);
   });
 

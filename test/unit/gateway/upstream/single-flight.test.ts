@@ -1,10 +1,11 @@
 // Single-flight: N identical concurrent GETs make one upstream call and all get its outcome; different
-// keys or URLs never share; nothing is kept after the call settles, the shared reply's body included.
+// keys or URLs never share; each caller that shares a call gets a reply and a box of its own over
+// the one payload; nothing is kept after the call settles, the shared payload included.
 import { describe, expect, it } from 'vitest';
 import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
-import { takeBody, type V1Json } from '../../../../src/gateway/upstream/v1-client.js';
+import type { V1Json } from '../../../../src/gateway/upstream/v1-client.js';
 import { isCollected } from '../../../helpers/collect-garbage.js';
-import { deferred, fakeTransport, request, unreachable } from './fake-transport.js';
+import { boxed, deferred, fakeTransport, jsonReply, plain, request, unreachable } from './fake-transport.js';
 
 describe('single-flight', () => {
   it('N concurrent identical calls -> 1 upstream call, every caller gets the reply', async () => {
@@ -13,8 +14,8 @@ describe('single-flight', () => {
     const transport = withSingleFlight(inner);
     const replies = Array.from({ length: 25 }, () => transport.getJson(request()));
     expect(transport.inFlight()).toBe(1);
-    held.resolve({ status: 200, body: { n: 1 } });
-    expect(await Promise.all(replies)).toEqual(Array.from({ length: 25 }, () => ({ status: 200, body: { n: 1 } })));
+    held.resolve(boxed(jsonReply({ n: 1 })));
+    expect((await Promise.all(replies)).map(plain)).toEqual(Array.from({ length: 25 }, () => jsonReply({ n: 1 })));
     expect(inner.calls).toHaveLength(1);
     expect(transport.inFlight()).toBe(0);
   });
@@ -27,8 +28,8 @@ describe('single-flight', () => {
     held.reject(unreachable());
     for (const r of await Promise.all(replies)) expect(r).toMatchObject({ code: 'LGW_UPSTREAM_UNREACHABLE' });
     expect(inner.calls).toHaveLength(1);
-    inner.fallback = { status: 200, body: 'later' };
-    expect(await transport.getJson(request())).toEqual({ status: 200, body: 'later' });
+    inner.fallback = jsonReply('later');
+    expect(plain(await transport.getJson(request()))).toEqual(jsonReply('later'));
     expect(inner.calls).toHaveLength(2);
   });
 
@@ -44,32 +45,45 @@ describe('single-flight', () => {
       transport.getJson(request({ query: { offset: '10', limit: '10' } })),
     ];
     expect(inner.calls).toHaveLength(5);
-    held.resolve({ status: 200, body: {} });
+    held.resolve(boxed(jsonReply({})));
     await Promise.all(calls);
   });
 
-  it('gives each caller a reply of its own: one emptied by its caller leaves the others whole', async () => {
+  it('gives each caller a reply and a box of its own over the one payload: one taken leaves the others whole', async () => {
     const held = deferred<V1Json>();
     const transport = withSingleFlight(fakeTransport(() => held.promise));
     const calls = [transport.getJson(request()), transport.getJson(request()), transport.getJson(request())];
-    const body = { data: [{ id: 1 }] };
-    held.resolve({ status: 200, body, textLength: 20 });
+    const payload = { value: { data: [{ id: 1 }] } };
+    held.resolve(boxed({ status: 200, body: payload, textLength: 20 }));
     const [first, second, third] = await Promise.all(calls);
     expect(new Set([first, second, third]).size).toBe(3);
-    expect(takeBody(first!)).toBe(body);
-    expect(first).toEqual({ status: 200, body: undefined, textLength: 20 });
-    expect([second!.body, third!.body]).toEqual([body, body]);
+    expect(first!.body.take()).toBe(payload);
+    expect(() => first!.body.take()).toThrow('a handed-off value was taken twice');
+    expect([second!.body.take(), third!.body.take()]).toEqual([payload, payload]);
+    expect([first!.status, second!.textLength, third!.textLength]).toEqual([200, 20, 20]);
   });
 
-  it('empties the shared reply once the last caller has its copy, so the kept call holds no body', async () => {
+  it('gives a lone caller the reply as it came', async () => {
+    const reply = boxed(jsonReply({ n: 1 }));
+    const transport = withSingleFlight(fakeTransport(async () => reply));
+    expect(await transport.getJson(request())).toBe(reply);
+  });
+
+  it('takes the shared reply once and lets go of its payload once every caller took its own, so the kept calls hold no body', async () => {
     const held = deferred<V1Json>();
     const transport = withSingleFlight(fakeTransport(() => held.promise));
     const calls = [transport.getJson(request()), transport.getJson(request())];
-    const shared: V1Json = { status: 200, body: { data: [{ id: 1 }] } };
-    const ref = new WeakRef(shared.body as object);
-    held.resolve(shared);
-    for (const reply of await Promise.all(calls)) takeBody(reply);
-    expect(shared).toEqual({ status: 200, body: undefined });
+    /** Resolves the call with a reply whose body no local of the test keeps, watched. */
+    const resolveWatched = (): { shared: V1Json; ref: WeakRef<object> } => {
+      const value = { data: [{ id: 1 }] };
+      const shared = boxed(jsonReply(value));
+      held.resolve(shared);
+      return { shared, ref: new WeakRef(value) };
+    };
+    const { shared, ref } = resolveWatched();
+    for (const reply of await Promise.all(calls)) reply.body.take();
+    // The reply the layers below gave (and their promises still hold) was emptied.
+    expect(() => shared.body.take()).toThrow('a handed-off value was taken twice');
     expect(await isCollected(ref)).toBe(true);
     expect(calls).toHaveLength(2);
   });

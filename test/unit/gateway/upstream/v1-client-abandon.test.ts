@@ -59,7 +59,7 @@ describe('V1Client.close({ abandon: true })', () => {
     await arrival;
     const closed = client.close();
     json(held[0]!, 200, { object: 'list', data: [] });
-    expect((await call).body).toEqual({ object: 'list', data: [] });
+    expect((await call).body.take().value).toEqual({ object: 'list', data: [] });
     await closed;
   });
 });

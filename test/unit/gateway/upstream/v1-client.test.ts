@@ -6,9 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
 import { withRetry } from '../../../../src/gateway/upstream/retry.js';
 import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
-import { KEEPS_TEXT_FROM, takeBody, V1Client, type V1Json } from '../../../../src/gateway/upstream/v1-client.js';
+import { KEEPS_TEXT_FROM, V1Client, type V1Json } from '../../../../src/gateway/upstream/v1-client.js';
 import { isCollected } from '../../../helpers/collect-garbage.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../../helpers/recording-upstream.js';
+import { plain } from './fake-transport.js';
 
 let upstream: RecordingUpstream | undefined;
 let client: V1Client | undefined;
@@ -30,7 +31,7 @@ describe('V1Client.getJson', () => {
     });
     client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
     const reply = await client.getJson({ path: '/clients', query: {}, apiKey: 'k' });
-    expect(reply).toEqual({ status: 200, body: { object: 'list', data: [{ id: 1, name: 'Zoë' }] }, textLength: text.length });
+    expect(plain(reply)).toEqual({ status: 200, body: { value: { object: 'list', data: [{ id: 1, name: 'Zoë' }] } }, textLength: text.length });
     expect(upstream.received.map((r) => r.url)).toEqual(['/api/v1/clients']);
   });
 
@@ -48,16 +49,28 @@ describe('V1Client.getJson', () => {
     client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
     const read = (n: string) => client!.getJson({ path: '/clients', query: { n }, apiKey: 'k' });
     const [shorter, long] = [await read('0'), await read('1')];
-    expect(shorter).toEqual({ status: 200, body: { data: 'x'.repeat(KEEPS_TEXT_FROM - 12) }, textLength: KEEPS_TEXT_FROM - 1 });
-    expect(long).toEqual({ status: 200, body: { data: 'x'.repeat(KEEPS_TEXT_FROM - 11) }, textLength: KEEPS_TEXT_FROM, text: texts[1] });
-    // Its caller's takeBody lets go of both.
-    expect([takeBody(long), long.body, long.text]).toEqual([{ data: 'x'.repeat(KEEPS_TEXT_FROM - 11) }, undefined, undefined]);
+    expect(plain(shorter)).toEqual({ status: 200, body: { value: { data: 'x'.repeat(KEEPS_TEXT_FROM - 12) } }, textLength: KEEPS_TEXT_FROM - 1 });
+    expect(plain(long)).toEqual({ status: 200, body: { value: { data: 'x'.repeat(KEEPS_TEXT_FROM - 11) }, text: texts[1] }, textLength: KEEPS_TEXT_FROM });
+    // The body is read once.
+    expect(() => long.body.take()).toThrow('a handed-off value was taken twice');
+  });
+
+  it('answers a 2xx body that is not JSON as a bad reply', async () => {
+    upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"data": [1, 2');
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    await expect(client.getJson({ path: '/clients', query: {}, apiKey: 'k' })).rejects.toMatchObject({
+      code: 'LGW_UPSTREAM_BAD_REPLY',
+      message: 'the upstream sent a reply that is not valid JSON',
+    });
   });
 });
 
 /** Takes the reply's body as its caller does, and watches it: no local of the test keeps it. */
 function takenAndWatched(reply: V1Json): WeakRef<object> {
-  const body = takeBody(reply) as { data: unknown[] };
+  const body = reply.body.take().value as { data: unknown[] };
   expect(body.data).toHaveLength(50);
   return new WeakRef(body);
 }
