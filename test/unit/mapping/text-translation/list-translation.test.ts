@@ -1,0 +1,239 @@
+// The list read translated from text against the engine's list read of the same text (JSON.parse in the
+// port, asV1List, the compiled records, listReplyText): for every page, the translation declines or writes
+// exactly the engine's text, and it declines every page the engine refuses. Over every shipped list
+// mapping and random views, on random page texts (every spelling JSON allows) and the same texts broken;
+// and it does not decline the ordinary pages.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { client, listText, practitioner } from '../../../../bench/fake-records.js';
+import { loadMappingDirectorySync } from '../../../../src/gateway/loaders/mapping-files.js';
+import type { FieldSpec } from '../../../../src/mapping/record-schema.js';
+import { compileMapping, runMappingText, type CompiledMapping } from '../../../../src/mapping/run.js';
+import type { ListMapping } from '../../../../src/mapping/schema.js';
+import { compileListTextTranslation, type ListTextTranslation } from '../../../../src/mapping/text-translation/list-translation.js';
+import { handOff } from '../../../../src/shared/hand-off.js';
+import { fieldSpec, sourceNames } from '../v1-arbitraries.js';
+import { broken, spelledPage, type SpelledPage } from './page-text-arbitraries.js';
+
+const MAPPINGS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'mappings');
+const shipped = [...loadMappingDirectorySync(MAPPINGS).reads.values()];
+const lists = shipped.filter((m): m is ListMapping => m.kind === 'list');
+
+type EngineAnswer = { text: string } | { refused: true };
+
+/** The engine's list read of a page's text, as the gateway runs it: the port parses, the engine refuses or writes. */
+async function engineRead(compiled: CompiledMapping, text: string, accountTimezone: string | undefined): Promise<EngineAnswer> {
+  try {
+    const reply = await runMappingText(
+      compiled,
+      { segments: ['0', '10'], query: [] },
+      { v1Get: async () => handOff(JSON.parse(text)), accountTimezone, staticRecords: () => undefined },
+    );
+    return { text: reply.take() };
+  } catch {
+    return { refused: true };
+  }
+}
+
+/** One mapping's two reads, the translation compiled once and reused from page to page as the gateway would. */
+function both(mapping: ListMapping): { compiled: CompiledMapping; translate: ListTextTranslation } {
+  const translate = compileListTextTranslation(mapping);
+  if (!translate) throw new Error(`${mapping.method}: not translated`);
+  return { compiled: compileMapping(mapping), translate };
+}
+
+/** Whether the translation wrote the page (true) or declined it (false); fails if it differs from the engine. */
+async function expectSameOrDeclined(reads: ReturnType<typeof both>, text: string, accountTimezone: string | undefined): Promise<boolean> {
+  const engine = await engineRead(reads.compiled, text, accountTimezone);
+  const translated = reads.translate(text, accountTimezone);
+  if (translated === undefined) return false;
+  expect(engine, JSON.stringify(text)).toEqual({ text: translated.text });
+  expect(String(translated.total)).toBe((JSON.parse(translated.text) as { total: string }).total);
+  return true;
+}
+
+const accountTimezone = fc.constantFrom(undefined, 'Europe/Paris', 'a"b\\c\u2028\ud800');
+
+/** Counts of translated and declined pages, so that a property cannot pass by declining everything. */
+function tally(): { written: number; declined: number; note(written: boolean): void } {
+  const counts = {
+    written: 0,
+    declined: 0,
+    note(written: boolean) {
+      if (written) counts.written++;
+      else counts.declined++;
+    },
+  };
+  return counts;
+}
+
+/** Valid pages: the translation may decline one only when the engine refuses it or it names `data` twice. */
+async function checkPage(reads: ReturnType<typeof both>, page: SpelledPage, zone: string | undefined): Promise<boolean> {
+  const written = await expectSameOrDeclined(reads, page.text, zone);
+  if (!written && page.dataMembers === 1) {
+    expect(await engineRead(reads.compiled, page.text, zone), JSON.stringify(page.text)).toEqual({ refused: true });
+  }
+  return written;
+}
+
+describe('compileListTextTranslation: the mappings it covers', () => {
+  it('covers every shipped list mapping', () => {
+    expect(lists.map((m) => m.method).sort()).toEqual(['clients', 'practitioners', 'services', 'sessions', 'staffs']);
+    for (const mapping of lists) expect(compileListTextTranslation(mapping), mapping.method).toBeDefined();
+  });
+
+  it('declines the other kinds', () => {
+    for (const mapping of shipped.filter((m) => m.kind !== 'list')) expect(compileListTextTranslation(mapping), mapping.method).toBeUndefined();
+  });
+
+  it('declines a view with a derive template', () => {
+    const clients = lists.find((m) => m.method === 'clients')!;
+    const fields: FieldSpec[] = [...clients.record.fields, { name: 'full_name', derive: { template: '{first_name} {last_name}' } }];
+    expect(compileListTextTranslation({ ...clients, record: { ...clients.record, fields } })).toBeUndefined();
+  });
+});
+
+describe('compileListTextTranslation: the ordinary pages', () => {
+  it.each(lists.map((m) => [m.method, m] as const))('%s: translates the bench pages of 0 to 1000 records, as the engine writes them', async (_method, mapping) => {
+    const reads = both(mapping);
+    for (const make of [client, practitioner]) {
+      for (const records of [0, 1, 10, 100, 1000]) {
+        const text = listText(100_000, 0, records, make);
+        for (const zone of [undefined, 'Europe/Paris']) expect(await expectSameOrDeclined(reads, text, zone), `${records} records`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('compileListTextTranslation: random pages, every shipped list mapping', () => {
+  it.each(lists.map((m) => [m.method, m] as const))('%s: the engine text, or declined where the engine refuses', async (_method, mapping) => {
+    const reads = both(mapping);
+    const names = sourceNames(mapping.record.fields);
+    const counts = tally();
+    await fc.assert(
+      fc.asyncProperty(spelledPage(names), accountTimezone, async (page, zone) => counts.note(await checkPage(reads, page, zone))),
+      { numRuns: 400 },
+    );
+    expect(counts.written).toBeGreaterThan(counts.declined);
+  });
+
+  it.each(lists.map((m) => [m.method, m] as const))('%s: broken pages are declined, or (still valid) written as the engine does', async (_method, mapping) => {
+    const reads = both(mapping);
+    const names = sourceNames(mapping.record.fields);
+    const counts = tally();
+    await fc.assert(
+      fc.asyncProperty(
+        spelledPage(names).chain((page) => broken(page.text)),
+        accountTimezone,
+        async (text, zone) => counts.note(await expectSameOrDeclined(reads, text, zone)),
+      ),
+      { numRuns: 400 },
+    );
+    expect(counts.declined).toBeGreaterThan(0);
+  });
+});
+
+describe('compileListTextTranslation: random views', () => {
+  const views = fc.record({
+    fields: fc.array(fieldSpec.filter((f) => !f.derive), { minLength: 1, maxLength: 8 }),
+    nulls: fc.constantFrom('keep' as const, 'empty' as const),
+    timezone: fc.option(fc.record({ from: fc.constantFrom('timezone', 'id', 'constructor', '__proto__', 'toString'), fallback: fc.constant('America/New_York') }), { nil: undefined }),
+  });
+  const clients = lists.find((m) => m.method === 'clients')!;
+  const mappingOf = (view: { fields: FieldSpec[]; nulls: 'keep' | 'empty'; timezone: ListMapping['timezone'] }): ListMapping => {
+    const mapping: ListMapping = { ...clients, record: { ...clients.record, fields: view.fields, nulls: view.nulls } };
+    if (view.timezone) mapping.timezone = view.timezone;
+    return mapping;
+  };
+
+  it('any view without derive templates: the engine text, or declined where the engine refuses', async () => {
+    const counts = tally();
+    const cases = views.chain((view) => {
+      const names = [...sourceNames(view.fields), ...(view.timezone ? [view.timezone.from] : [])];
+      return fc.tuple(fc.constant(view), spelledPage(names), accountTimezone);
+    });
+    await fc.assert(
+      fc.asyncProperty(cases, async ([view, page, zone]) => counts.note(await checkPage(both(mappingOf(view)), page, zone))),
+      { numRuns: 600 },
+    );
+    expect(counts.written).toBeGreaterThan(counts.declined);
+  });
+
+  it('names JSON.stringify escapes, spelled in the page with other bytes of the same length', async () => {
+    const fields: FieldSpec[] = ['\ud800', 'x\u001fy', 'a"b', 'id', '\u2028', 'é'].map((name) => ({ name }));
+    const reads = both(mappingOf({ fields, nulls: 'keep', timezone: undefined }));
+    const counts = tally();
+    await fc.assert(
+      fc.asyncProperty(spelledPage(sourceNames(fields)), async (page) => counts.note(await checkPage(reads, page, undefined))),
+      { numRuns: 300 },
+    );
+    expect(counts.written).toBeGreaterThan(counts.declined);
+  });
+
+  it('declines at compile time exactly the views with a derive template', () => {
+    fc.assert(
+      fc.property(fc.array(fieldSpec, { minLength: 1, maxLength: 6 }), (fields) => {
+        const translate = compileListTextTranslation(mappingOf({ fields, nulls: 'keep', timezone: undefined }));
+        expect(translate === undefined).toBe(fields.some((f) => f.derive !== undefined));
+      }),
+    );
+  });
+});
+
+describe('compileListTextTranslation: chosen pages', () => {
+  const clients = both(lists.find((m) => m.method === 'clients')!);
+  const sessions = both(lists.find((m) => m.method === 'sessions')!);
+  const page = (data: string, extra = '') => `{"object":"list","total":2,"has_more":false,${extra}"data":${data}}`;
+
+  it.each([
+    ['repeated mapped fields: the last counts', page('[{"id":1,"email":"a","id":2,"__proto__":"p","email":null,"city":{"a":[1]},"zipcode":1e2}]')],
+    ['escaped names and values', page('[{"\\u0069d":"\\u0031","first_name":"\\ud800x","last_name":"\\"q\\"","city":"\\/","state":-0,"country":1.50}]')],
+    ['whitespace everywhere', ` \n{ "total" : 1 ,\t"has_more" : true , "data" : [ { "id" : 5 , "email" : null } , {\r\n} ] } \n`],
+    ['non-ASCII, astral and U+FFFD raw', page('[{"first_name":"é中😀\ufffd\u2028","last_name":"\ud83d\ude00"}]')],
+    ['total after data, spelled oddly', '{"data":[],"has_more":true,"total":1E+2}'],
+    ['booleans, big and odd numbers', page('[{"id":12345678901234567890,"users_id":true,"avail_id":false,"city":1e400,"state":0.1e-5,"country":-1e-7}]')],
+  ])('%s: written as the engine does', async (_what, text) => {
+    expect(await expectSameOrDeclined(clients, text, undefined)).toBe(true);
+  });
+
+  it.each([
+    ['the first record', '[{"timezone":"Asia/Tokyo","session_start_time":"09:30:00"},{"timezone":"x"}]', 'Europe/Paris'],
+    ['an empty first timezone', '[{"timezone":"","session_end_time":"23:59:59.123"}]', 'Europe/Paris'],
+    ['no records, no account timezone', '[]', undefined],
+    ['an escaped timezone', '[{"timezone":"A\\u0073ia/\\"x","session_start_time":"9:30"}]', undefined],
+  ])('sessions: the timezone from %s', async (_what, data, zone) => {
+    expect(await expectSameOrDeclined(sessions, page(data), zone)).toBe(true);
+  });
+
+  it.each([
+    ['truncated', page('[{"id":1}]').slice(0, -2)],
+    ['trailing garbage', `${page('[]')}x`],
+    ['a bad escape', page('[{"id":"\\x"}]')],
+    ['a leading zero', page('[{"id":01}]')],
+    ['a control character in a string', page('[{"id":"a\u0001"}]')],
+    ['a raw tab in a string', page('[{"id":"a\tb"}]')],
+    ['single quotes', page("[{'id':1}]")],
+    ['NaN', page('[{"id":NaN}]')],
+    ['a trailing comma', page('[{"id":1},]')],
+    ['a total that is not a whole number', '{"total":1.5,"has_more":true,"data":[]}'],
+    ['a negative total', '{"total":-1,"has_more":true,"data":[]}'],
+    ['has_more not a boolean', '{"total":1,"has_more":null,"data":[]}'],
+    ['a record that is not an object', page('[{"id":1},[]]')],
+    ['no data', '{"total":1,"has_more":true}'],
+    ['not an object', '[]'],
+  ])('declines a page the engine refuses: %s', async (_what, text) => {
+    expect(await engineRead(clients.compiled, text, undefined)).toEqual({ refused: true });
+    expect(clients.translate(text, undefined)).toBeUndefined();
+  });
+
+  it('declines a page naming data twice, and values nested too deep, which the engine reads', async () => {
+    const twice = '{"total":1,"has_more":true,"data":[{"id":1}],"data":[{"id":2}]}';
+    const deep = page(`[{"id":1,"x":${'['.repeat(80)}${']'.repeat(80)}}]`);
+    for (const text of [twice, deep]) {
+      expect(await engineRead(clients.compiled, text, undefined)).toHaveProperty('text');
+      expect(clients.translate(text, undefined)).toBeUndefined();
+    }
+  });
+});
