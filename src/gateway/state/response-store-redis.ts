@@ -1,5 +1,7 @@
 // The read cache's second tier in Redis: each v1 reply as one JSON string `{status, body, storedAt, ttlMs}`
-// (a large reply's body as v1's own text: 0.78 ms less per 310 KB page than serialising it again)
+// (a large reply's body as v1's own text: 0.78 ms less per 310 KB page than serialising it again), or
+// for a reply read as text `{status, text, storedAt, ttlMs}` with v1's text as a JSON string (it was never
+// parsed: written as it is, a text that is not JSON could make the value read back as another reply),
 // under `<prefix>cache:<hash of API key + v1 URL>`, kept (PX) for its TTL plus the stale-if-error window,
 // so Redis drops it once no replica may serve it. It talks to Redis only through the SharedRedis port.
 // It must never hold a value over its byte bound, never queue writes without bound, and never hand out a
@@ -22,12 +24,16 @@ export interface RedisResponseStoreOptions {
 export const DEFAULT_MAX_VALUE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_MAX_PENDING_WRITES = 64;
 
-const storedReply = z.object({
+const storedFacts = {
   status: z.number().int().min(200).max(299),
-  body: z.custom<unknown>((value) => value !== undefined, 'missing'),
   storedAt: z.number().finite(),
   ttlMs: z.number().finite().positive(),
-});
+};
+
+const storedReply = z.union([
+  z.object({ ...storedFacts, body: z.custom<unknown>((value) => value !== undefined, 'missing') }),
+  z.object({ ...storedFacts, text: z.string() }),
+]);
 
 // One instance, so a read while Redis is down costs no stack trace: the cache layer only counts it as a miss.
 const DOWN = new Error('the shared response store is down');
@@ -41,6 +47,17 @@ function parseStored(text: string): StoredReply | undefined {
   }
   const parsed = storedReply.safeParse(value);
   return parsed.success ? (parsed.data as StoredReply) : undefined;
+}
+
+function serialised(reply: StoredReply): string {
+  const { status, storedAt, ttlMs } = reply;
+  if ('text' in reply) return JSON.stringify({ status, text: reply.text, storedAt, ttlMs } satisfies StoredReply);
+  const { body, bodyText } = reply;
+  // v1's own text of the body, when given, goes in as it is: the same JSON (it was parsed), with no second
+  // JSON.stringify of a page of hundreds of records.
+  return bodyText === undefined
+    ? JSON.stringify({ status, body, storedAt, ttlMs } satisfies StoredReply)
+    : `{"status":${JSON.stringify(status)},"body":${bodyText},"storedAt":${JSON.stringify(storedAt)},"ttlMs":${JSON.stringify(ttlMs)}}`;
 }
 
 export function createRedisResponseStore(options: RedisResponseStoreOptions): SharedResponseStore {
@@ -58,13 +75,7 @@ export function createRedisResponseStore(options: RedisResponseStoreOptions): Sh
     },
     async set(key, reply, keepMs) {
       if (!redis.isUp() || pendingWrites >= maxPendingWrites || keepMs <= 0) return;
-      const { status, body, storedAt, ttlMs, bodyText } = reply;
-      // v1's own text of the body, when given, goes in as it is: the same JSON, with no second
-      // JSON.stringify of a page of hundreds of records.
-      const text =
-        bodyText === undefined
-          ? JSON.stringify({ status, body, storedAt, ttlMs } satisfies StoredReply)
-          : `{"status":${JSON.stringify(status)},"body":${bodyText},"storedAt":${JSON.stringify(storedAt)},"ttlMs":${JSON.stringify(ttlMs)}}`;
+      const text = serialised(reply);
       // UTF-8 takes 1 to 3 bytes per UTF-16 unit: the exact count is only needed near the bound.
       if (text.length > maxValueBytes || (text.length * 3 > maxValueBytes && Buffer.byteLength(text) > maxValueBytes)) return;
       pendingWrites += 1;

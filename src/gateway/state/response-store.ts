@@ -2,16 +2,28 @@
 // replica fetched is served by the others without spending the account's v1 budget again. Keys are the
 // response cache's hashes of API key + v1 URL, never a key in clear. It holds only good replies, each
 // with the facts its freshness is judged by; the cache layer, not the store, decides what is fresh.
-export interface StoredReply {
+export type StoredReply = StoredFacts & (StoredValue | StoredText);
+
+interface StoredFacts {
   status: number;
-  body: unknown;
   /** When the replica that fetched it stored it (ms since the epoch). */
   storedAt: number;
   /** The TTL it was stored under (the mapping's, else CACHE_TTL_MS). */
   ttlMs: number;
+}
+
+/** A reply read as JSON: its parsed body. */
+interface StoredValue {
+  body: unknown;
   /** On a reply being stored, when v1's JSON text of `body` is at hand (a large reply): a store that
    * serialises may write it as it is instead of serialising the body again. Never on a reply read back. */
   bodyText?: string;
+}
+
+/** A reply read as text (form `text`): v1's text as it came, which nobody parsed, so it is not known to be
+ * JSON. A store keeps it as a string, and gives it back as one. */
+interface StoredText {
+  text: string;
 }
 
 export interface SharedResponseStore {

@@ -5,8 +5,11 @@
 // served instead, marked stale (`servedFrom`) so the route adds `Warning: 110`. It never caches an error, and it must
 // never hand out a reply stored under another key. A kept body is shared: it is never changed, and each
 // caller gets it in a box of its own.
-// A large reply (v1's text KEEPS_TEXT_FROM characters or more, a page of hundreds of records) is kept as
-// its text and parsed again on each hit, which then gives its caller a body of its own: a kept parsed page
+// One entry serves both forms of a request (v1-client.ts's `form`): a hit gives the form asked for, parsed
+// from a kept text (a text that is not JSON is then a bad reply, as from v1) or serialised from a kept value.
+// A reply read as text is kept as its text. A large reply (v1's text KEEPS_TEXT_FROM characters or more, a
+// page of hundreds of records) is kept as its text too and parsed again on each hit in form `json`, which
+// then gives its caller a body of its own: a kept parsed page
 // is thousands of objects the collector copies twice while young and marks at every full collection,
 // while its text is one string it never copies. Cold 10,000-member team listings, which store ten such
 // pages each, cost 9% less CPU this way (41.0 against 45.2 ms a listing, medians of 5 alternating runs of
@@ -33,7 +36,7 @@ import type { CacheEvent } from '../metrics/gateway-metrics.js';
 import type { SharedResponseStore, StoredReply } from '../state/response-store.js';
 import type { WriteGenerations } from '../state/write-generations.js';
 import { requestKey } from './request-key.js';
-import { parseV1Json, type V1GetRequest, type V1Json, type V1Payload, type V1Transport } from './v1-client.js';
+import { parseV1Json, type V1Form, type V1GetRequest, type V1Json, type V1Payload, type V1Transport } from './v1-client.js';
 
 export interface ResponseCacheOptions extends CacheLimits {
   /** TTL of a request that names none (CACHE_TTL_MS). */
@@ -73,26 +76,31 @@ export const DEFAULT_CACHE_LIMITS = {
   admissionMemory: 50_000,
 } as const;
 
-/** A kept reply: its parsed body, or for a large reply the text it was parsed from. */
+/** A kept reply: its parsed body, or v1's text (a reply read as text, or a large one). */
 type KeptReply = { status: number; value: unknown } | { status: number; text: string };
 
 /** What is kept of a reply's payload: its text when it has one. */
 const kept = (status: number, payload: V1Payload): KeptReply => (payload.text !== undefined ? { status, text: payload.text } : { status, value: payload.value });
 
 /** A shared tier's copy, kept as this process keeps its own. */
-const keptFromShared = (copy: StoredReply): KeptReply => ({ status: copy.status, value: copy.body });
+const keptFromShared = (copy: StoredReply): KeptReply => ('text' in copy ? { status: copy.status, text: copy.text } : { status: copy.status, value: copy.body });
 
-/** What the shared tier is given of a reply: its value, with v1's text of it when at hand. */
+/** What the shared tier is given of a reply: its value (with v1's text of it, when at hand), or its text
+ * alone when it was read as text. */
 const toShare = (keeping: KeptReply, payload: V1Payload, storedAt: number, ttlMs: number): StoredReply => {
   const { status } = keeping;
+  if (!('value' in payload) && 'text' in keeping) return { status, text: keeping.text, storedAt, ttlMs };
   return payload.text === undefined ? { status, body: payload.value, storedAt, ttlMs } : { status, body: payload.value, storedAt, ttlMs, bodyText: payload.text };
 };
 
-/** The payload a kept reply gives: its value, parsed again from a kept text. */
-const payloadOf = (reply: KeptReply): V1Payload => ({ value: 'text' in reply ? parseV1Json(reply.text) : reply.value });
+/** The payload a kept reply gives in `form`; a kept text that is not JSON, asked for as JSON, is a bad reply. */
+const payloadOf = (reply: KeptReply, form: V1Form): V1Payload => {
+  if (form === 'text') return { text: 'text' in reply ? reply.text : JSON.stringify(reply.value) };
+  return { value: 'text' in reply ? parseV1Json(reply.text) : reply.value };
+};
 
-const fromCache = (reply: KeptReply, servedFrom: 'fresh' | 'stale', freshUntil?: number): V1Json => {
-  const body = handOff(payloadOf(reply));
+const fromCache = (reply: KeptReply, form: V1Form, servedFrom: 'fresh' | 'stale', freshUntil?: number): V1Json => {
+  const body = handOff(payloadOf(reply, form));
   return freshUntil === undefined ? { status: reply.status, servedFrom, body } : { status: reply.status, servedFrom, freshUntil, body };
 };
 
@@ -189,6 +197,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       const ttlMs = request.cacheTtlMs ?? options.defaultTtlMs;
       // A TTL of 0 asks for the upstream's answer now (payment checks): no fresh copy, no stale one.
       if (ttlMs <= 0) return inner.getJson(request);
+      const form = request.form ?? 'json';
       const key = requestKey(request);
       const held = entries.get(key);
       // `freshUntil` is the copy's own (fetched + TTL), whichever tier it came from; `localUntil` only
@@ -198,7 +207,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       const asked = now();
       if (held && asked < heldUntil && asked < held.localUntil) {
         onEvent('hit');
-        return fromCache(held.reply, 'fresh', keptUntil(follows, heldUntil, held.localUntil));
+        return fromCache(held.reply, form, 'fresh', keptUntil(follows, heldUntil, held.localUntil));
       }
       let sharedCopy: StoredReply | undefined;
       if (shared) {
@@ -214,14 +223,14 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
             if (bytes <= options.maxBytes) keep(key, copy, sharedCopy.storedAt, sharedCopy.ttlMs, bytes);
           }
           onEvent('hit');
-          return fromCache(copy, 'fresh', keptUntil(follows, sharedUntil, now() + l1TtlMs));
+          return fromCache(copy, form, 'fresh', keptUntil(follows, sharedUntil, now() + l1TtlMs));
         }
         // The shared tier has nothing newer (or cannot say: down, slow, the reply too large for it): this
         // process's own copy serves for its whole TTL, as with no shared tier, asking again in l1TtlMs.
         if (held && now() < heldUntil) {
           held.localUntil = now() + l1TtlMs;
           onEvent('hit');
-          return fromCache(held.reply, 'fresh', keptUntil(follows, heldUntil, held.localUntil));
+          return fromCache(held.reply, form, 'fresh', keptUntil(follows, heldUntil, held.localUntil));
         }
       }
       onEvent('miss');
@@ -235,7 +244,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
         const fallback = sharedCopy && (!local || sharedCopy.storedAt > local.storedAt) ? { reply: keptFromShared(sharedCopy), storedAt: sharedCopy.storedAt } : local;
         if (fallback && allowsStale(err) && now() - fallback.storedAt < options.staleWindowMs) {
           onEvent('stale');
-          return fromCache(fallback.reply, 'stale');
+          return fromCache(fallback.reply, form, 'stale');
         }
         throw err;
       }

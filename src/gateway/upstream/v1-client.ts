@@ -1,6 +1,7 @@
-// The only code that talks HTTP to v1 for translated calls: one keep-alive pool, a timeout, JSON in,
-// and every failure turned into a GatewayError (v1 error -> its status and message; unreachable -> 502;
-// timeout -> 504; not JSON -> 502). It never logs, and never puts the API key anywhere but the header.
+// The only code that talks HTTP to v1 for translated calls: one keep-alive pool, a timeout, JSON in (or,
+// when asked for, v1's text as it came), and every failure turned into a GatewayError (v1 error -> its
+// status and message; unreachable -> 502; timeout -> 504; not JSON, when parsed -> 502). It never logs,
+// and never puts the API key anywhere but the header.
 // close() lets the calls in flight finish; close({ abandon: true }) (the close after a shutdown drain)
 // closes their sockets at once, and every call then fails fast with LGW_NOT_READY, which is never retried.
 import { Pool, errors as undiciErrors } from 'undici';
@@ -9,6 +10,9 @@ import { handOff, type HandOff } from '../../shared/hand-off.js';
 import type { V1CallTracer } from '../tracing/types.js';
 import { exchange, V1DeadlineError } from './v1-exchange.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
+
+/** How a GET's body is given: `json` parsed (`value`), `text` as v1 sent it (`text`), not parsed. */
+export type V1Form = 'json' | 'text';
 
 export interface V1GetRequest {
   path: string;
@@ -21,6 +25,10 @@ export interface V1GetRequest {
    * the read started under (state/write-generations.ts): part of the request's identity, so a read never
    * meets a copy or a call made before a write of what it reads. */
   generation?: { resource: string; token: string };
+  /** The body's form (V1Payload), `json` when unset. In `text` form a 2xx body is not parsed (its caller
+   * reads v1's text itself), so a body that is not JSON is no error there; a 4xx or 5xx is parsed for its
+   * message in either form. */
+  form?: V1Form;
 }
 
 /** What a v1 GET (or POST) gives: never changed once made; its body is read once, as a fetch Response's. */
@@ -40,12 +48,13 @@ export interface V1Json {
   readonly body: HandOff<V1Payload>;
 }
 
-/** A reply's body. Never changed once made, so layers may share one. */
+/** A reply's body, in the form its request asked for. Never changed once made, so layers may share one. */
 export interface V1Payload {
-  /** The parsed JSON. */
+  /** Form `json`: the parsed JSON. */
   readonly value?: unknown;
-  /** The text the value was parsed from, given only by a reply just parsed from KEEPS_TEXT_FROM characters
-   * or more: the cache keeps a reply that large as its text (response-cache.ts says why). */
+  /** Form `text`: v1's text as it came. Form `json`: the text the value was parsed from, given only by a
+   * reply just parsed from KEEPS_TEXT_FROM characters or more: the cache keeps a reply that large as its
+   * text (response-cache.ts says why). */
   readonly text?: string;
 }
 
@@ -147,7 +156,7 @@ export class V1Client implements V1Transport, V1Writer {
 
   async getJson(request: V1GetRequest): Promise<V1Json> {
     const path = v1RequestPath(this.target, request.path, request.query);
-    return this.send('GET', path, this.headers(request.apiKey, request.requestId), undefined);
+    return this.send('GET', path, this.headers(request.apiKey, request.requestId), undefined, request.form ?? 'json');
   }
 
   async postJson(request: V1PostRequest): Promise<V1Json> {
@@ -157,7 +166,7 @@ export class V1Client implements V1Transport, V1Writer {
       const path = v1RequestPath(this.target, request.path, {});
       const headers = this.headers(request.apiKey, request.requestId);
       headers['content-type'] = 'application/json';
-      const reply = await this.send('POST', path, headers, JSON.stringify(request.body));
+      const reply = await this.send('POST', path, headers, JSON.stringify(request.body), 'json');
       this.postObserver?.(request, seconds(), undefined);
       return reply;
     } catch (err) {
@@ -179,7 +188,7 @@ export class V1Client implements V1Transport, V1Writer {
   }
 
   /** One attempt. undici does not retry a request on its own, so a POST reaches v1 at most once. */
-  private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined): Promise<V1Json> {
+  private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined, form: V1Form): Promise<V1Json> {
     const span = this.tracer?.start(method, path.slice(this.target.apiPrefix.length), headers);
     let status: number | undefined;
     let failure: string | undefined;
@@ -188,6 +197,7 @@ export class V1Client implements V1Transport, V1Writer {
       status = res.status;
       const text = res.text.take();
       if (res.status >= 200 && res.status < 300) {
+        if (form === 'text') return { status: res.status, textLength: text.length, body: handOff({ text }) };
         const value = parseV1Json(text);
         const payload: V1Payload = text.length >= KEEPS_TEXT_FROM ? { value, text } : { value };
         return { status: res.status, textLength: text.length, body: handOff(payload) };

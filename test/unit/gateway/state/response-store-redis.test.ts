@@ -50,6 +50,18 @@ describe('the Redis response store', () => {
     expect(await store.get('hash-text')).toEqual(reply);
   });
 
+  it('writes a reply read as text with its text as a JSON string, and reads it back as that text', async () => {
+    const store = createRedisResponseStore({ redis, prefix: 'lgw:' });
+    // Not JSON: written as it is, it would make the value a reply whose body is 1.
+    const texts = ['{ "object": "list",  "data": [] }', '1, "x": 2'];
+    for (const [n, text] of texts.entries()) {
+      const stored: StoredReply = { status: 200, text, storedAt: 1_700_000_000_000, ttlMs: 30_000 };
+      await store.set(`hash-as-text-${n}`, stored, 60_000);
+      expect(await redis.raw.get(`lgw:cache:hash-as-text-${n}`)).toBe(`{"status":200,"text":${JSON.stringify(text)},"storedAt":1700000000000,"ttlMs":30000}`);
+      expect(await store.get(`hash-as-text-${n}`)).toEqual(stored);
+    }
+  });
+
   it("bounds a value written from v1's text as any other", async () => {
     const store = createRedisResponseStore({ redis, prefix: 'lgw:', maxValueBytes: 1000 });
     await store.set('big-text', { ...reply, bodyText: JSON.stringify({ data: 'é'.repeat(600) }) }, 60_000);
@@ -78,6 +90,7 @@ describe('the Redis response store', () => {
     ['not a reply', '{"hello":"world"}'],
     ['an error status', JSON.stringify({ ...reply, status: 503 })],
     ['no body', JSON.stringify({ status: 200, storedAt: 1, ttlMs: 1 })],
+    ['a text that is not a string', JSON.stringify({ status: 200, text: { a: 1 }, storedAt: 1, ttlMs: 1 })],
   ])('reads a value that is %s as no reply', async (_name, text) => {
     const store = createRedisResponseStore({ redis, prefix: 'lgw:' });
     await redis.raw.set('lgw:cache:odd', text);

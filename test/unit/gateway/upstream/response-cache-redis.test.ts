@@ -58,6 +58,31 @@ describe('the response cache over Redis, two replicas', () => {
     expect(valueOf(await b.cache.getJson(request({ apiKey: 'key-b' })))).toEqual({ from: 'b', n: 1 });
   });
 
+  it('a reply one replica read as text is served by the other in either form, its text as v1 sent it', async () => {
+    const a = await replica('a', 'forms:');
+    const b = await replica('b', 'forms:');
+    const text = '{ "from": "a",  "n": 1 }';
+    a.inner.script = [{ status: 200, body: { text }, textLength: text.length }];
+    expect(plain(await a.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    await shared(a.store, request());
+    expect(plain(await b.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    expect(valueOf(await b.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
+    expect(b.inner.calls).toHaveLength(0);
+  });
+
+  it('a text that is not JSON is shared as that text: a JSON reader on another replica gets a bad reply, as from v1', async () => {
+    const a = await replica('a', 'broken:');
+    const b = await replica('b', 'broken:');
+    // Written into the value as it is, this text would read back as a reply whose body is 1.
+    const text = '1, "x": 2';
+    a.inner.script = [{ status: 200, body: { text }, textLength: text.length }];
+    await a.cache.getJson(request({ form: 'text' }));
+    await shared(a.store, request());
+    await expect(b.cache.getJson(request())).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY' });
+    expect(plain(await b.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    expect(b.inner.calls).toHaveLength(0);
+  });
+
   it('with Redis stopped reads are answered (the local copy, then the upstream); once it is back it is shared again', async () => {
     const a = await replica('a', 'outage:');
     const b = await replica('b', 'outage:');

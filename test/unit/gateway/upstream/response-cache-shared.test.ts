@@ -94,6 +94,22 @@ describe('a reply cached by one replica', () => {
     });
   });
 
+  it("is given to the shared tier as its text when read as text, and another replica serves it in either form", async () => {
+    const { store, replica, now } = cluster();
+    const a = replica('a');
+    const text = '{ "from": "a", "n": 1 }';
+    a.inner.script = [{ status: 200, body: { text }, textLength: text.length }];
+    await a.cache.getJson(request({ form: 'text' }));
+    await writesSent();
+    expect(store.values.get(KEY)).toEqual({ reply: { status: 200, text, storedAt: now(), ttlMs: TTL }, keepMs: TTL + STALE_WINDOW });
+    const b = replica('b');
+    expect(plain(await b.cache.getJson(request()))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: now() + TTL, body: { value: { from: 'a', n: 1 } } });
+    expect(plain(await b.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    const c = replica('c');
+    expect(plain(await c.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    expect([b.inner.calls.length, c.inner.calls.length]).toEqual([0, 0]);
+  });
+
   it('is served by another replica from the shared tier with no v1 call, and then from its own copy', async () => {
     const { store, replica, now, advance } = cluster();
     const a = replica('a');

@@ -1,6 +1,6 @@
 // The response cache: per-key isolation, TTLs (default, per request, 0 = bypass), bounds, large replies
-// kept as their text, and stale-if-error (which failures, how old a reply may be), with an injected clock
-// instead of sleeps.
+// kept as their text, one entry for both forms (a hit in the form asked for), and stale-if-error (which
+// failures, how old a reply may be), with an injected clock instead of sleeps.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/shared/errors.js';
 import type { V1Json } from '../../../../src/gateway/upstream/v1-client.js';
@@ -236,6 +236,69 @@ describe('large replies, kept as their text', () => {
     const { cache } = setup();
     const miss = await cache.getJson(request());
     expect(valueOf(await cache.getJson(request()))).toBe(valueOf(miss));
+  });
+});
+
+/** An upstream that answers each form as v1 would: `text` (spaces kept) or its parse. */
+function formsUpstream(text: string) {
+  const { inner, cache, events, advance } = setup();
+  inner.fallback = upstreamError(503);
+  inner.script = [];
+  const answer = async (req: { form?: 'json' | 'text' }): Promise<V1Json> =>
+    boxed(req.form === 'text' ? { status: 200, body: { text }, textLength: text.length } : { status: 200, body: { value: JSON.parse(text) as unknown }, textLength: text.length });
+  return { inner, cache, events, advance, answer };
+}
+
+describe('one entry for both forms', () => {
+  const text = '{ "object": "list", "data": [ { "id": 1 } ] }';
+  const value = { object: 'list', data: [{ id: 1 }] };
+
+  it("keeps a reply read as text as its text: a 'text' hit is v1's own text, a 'json' hit its parse", async () => {
+    const { inner, cache, events, answer } = formsUpstream(text);
+    inner.script = [answer];
+    const miss = plain(await cache.getJson(request({ form: 'text' })));
+    expect(miss).toEqual({ status: 200, freshUntil: expect.any(Number), body: { text } });
+    expect(plain(await cache.getJson(request()))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: miss.freshUntil, body: { value } });
+    expect(plain(await cache.getJson(request({ form: 'text' })))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: miss.freshUntil, body: { text } });
+    expect(inner.calls).toHaveLength(1);
+    expect(events).toEqual(['miss', 'hit', 'hit']);
+  });
+
+  it("gives a 'text' hit on a kept value its JSON.stringify", async () => {
+    const { inner, cache, answer } = formsUpstream(text);
+    inner.script = [answer];
+    expect(valueOf(await cache.getJson(request()))).toEqual(value);
+    expect(plain(await cache.getJson(request({ form: 'text' })))).toMatchObject({ servedFrom: 'fresh', body: { text: JSON.stringify(value) } });
+    expect(inner.calls).toHaveLength(1);
+  });
+
+  it("gives a 'text' hit on a large reply kept as its text v1's own text", async () => {
+    const { inner, cache } = setup();
+    const large = largeReply(3);
+    inner.script = [large];
+    await cache.getJson(request());
+    expect(plain(await cache.getJson(request({ form: 'text' }))).body).toEqual({ text: large.body.text });
+  });
+
+  it("answers a 'json' hit on a kept text that is not JSON as a bad reply, as V1Client does; a 'text' hit still gives it", async () => {
+    const broken = '{"data": [1, 2';
+    const { inner, cache, answer } = formsUpstream(broken);
+    inner.script = [answer];
+    expect(plain(await cache.getJson(request({ form: 'text' }))).body).toEqual({ text: broken });
+    const err = await cache.getJson(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect(err).toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY', message: 'the upstream sent a reply that is not valid JSON' });
+    expect(plain(await cache.getJson(request({ form: 'text' }))).body).toEqual({ text: broken });
+    expect(inner.calls).toHaveLength(1);
+  });
+
+  it('serves a stale copy in the form asked for', async () => {
+    const { inner, cache, advance, answer } = formsUpstream(text);
+    inner.script = [answer];
+    await cache.getJson(request({ form: 'text' }));
+    advance(45 * 60_000);
+    expect(plain(await cache.getJson(request()))).toEqual({ status: 200, servedFrom: 'stale', body: { value } });
+    expect(plain(await cache.getJson(request({ form: 'text' })))).toEqual({ status: 200, servedFrom: 'stale', body: { text } });
   });
 });
 

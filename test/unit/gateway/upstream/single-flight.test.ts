@@ -1,11 +1,11 @@
 // Single-flight: N identical concurrent GETs make one upstream call and all get its outcome; different
-// keys or URLs never share; each caller that shares a call gets a reply and a box of its own over
+// keys, URLs or forms never share; each caller that shares a call gets a reply and a box of its own over
 // the one payload; nothing is kept after the call settles, the shared payload included.
 import { describe, expect, it } from 'vitest';
 import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
 import type { V1Json } from '../../../../src/gateway/upstream/v1-client.js';
 import { isCollected } from '../../../helpers/collect-garbage.js';
-import { boxed, deferred, fakeTransport, jsonReply, plain, request, unreachable } from './fake-transport.js';
+import { boxed, deferred, fakeTransport, jsonReply, plain, request, unreachable, type PlainReply } from './fake-transport.js';
 
 describe('single-flight', () => {
   it('N concurrent identical calls -> 1 upstream call, every caller gets the reply', async () => {
@@ -47,6 +47,21 @@ describe('single-flight', () => {
     expect(inner.calls).toHaveLength(5);
     held.resolve(boxed(jsonReply({})));
     await Promise.all(calls);
+  });
+
+  it("gives a 'text' and a 'json' caller of one URL each the form it asked for, from a call of its own", async () => {
+    const text = '{ "n": 1 }';
+    const inner = fakeTransport(async (req) => boxed(req.form === 'text' ? { status: 200, body: { text } } : jsonReply({ n: 1 })));
+    const transport = withSingleFlight(inner);
+    const calls = [
+      transport.getJson(request()),
+      transport.getJson(request({ form: 'text' })),
+      transport.getJson(request({ form: 'json' })),
+      transport.getJson(request({ form: 'text' })),
+    ];
+    expect(inner.calls.map((c) => c.form ?? 'json')).toEqual(['json', 'text']);
+    const textReply: PlainReply = { status: 200, body: { text } };
+    expect((await Promise.all(calls)).map(plain)).toEqual([jsonReply({ n: 1 }), textReply, jsonReply({ n: 1 }), textReply]);
   });
 
   it('gives each caller a reply and a box of its own over the one payload: one taken leaves the others whole', async () => {

@@ -1,7 +1,7 @@
 // The v1 client against a real HTTP peer: a reply it parsed carries the length of the text v1 sent, which
-// the response cache sizes its entry by, and a large one the text itself, which the cache keeps;
-// UPSTREAM_TIMEOUT_MS bounds the whole call, the body included; a body its caller has taken is held by
-// nothing the call made.
+// the response cache sizes its entry by, and a large one the text itself, which the cache keeps; a reply
+// read as text is v1's text unparsed; UPSTREAM_TIMEOUT_MS bounds the whole call, the body included; a body
+// its caller has taken is held by nothing the call made.
 import { afterEach, describe, expect, it } from 'vitest';
 import { withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
 import { withRetry } from '../../../../src/gateway/upstream/retry.js';
@@ -64,6 +64,36 @@ describe('V1Client.getJson', () => {
     await expect(client.getJson({ path: '/clients', query: {}, apiKey: 'k' })).rejects.toMatchObject({
       code: 'LGW_UPSTREAM_BAD_REPLY',
       message: 'the upstream sent a reply that is not valid JSON',
+    });
+  });
+});
+
+describe("V1Client.getJson, form 'text'", () => {
+  it("gives v1's text as it came, unparsed, whatever its length: a 2xx body that is not JSON is no error", async () => {
+    const texts = ['{"data": [1, 2', `{ "data": "${'x'.repeat(KEEPS_TEXT_FROM)}" }`, '{"id": 1}'];
+    upstream = await startRecordingUpstream((req, res) => {
+      const text = texts[Number(new URL(req.url ?? '', 'http://x').searchParams.get('n'))]!;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    for (const [n, text] of texts.entries()) {
+      const reply = await client.getJson({ path: '/clients', query: { n: String(n) }, apiKey: 'k', form: 'text' });
+      expect(plain(reply)).toEqual({ status: 200, body: { text }, textLength: text.length });
+    }
+  });
+
+  it("still reads a 4xx or 5xx for v1's error message", async () => {
+    upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":{"code":"not_found","message":"No client 7"}}');
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    await expect(client.getJson({ path: '/clients/7', query: {}, apiKey: 'k', form: 'text' })).rejects.toMatchObject({
+      code: 'LGW_UPSTREAM_ERROR',
+      status: 404,
+      message: 'No client 7',
+      upstreamCode: 'not_found',
     });
   });
 });
