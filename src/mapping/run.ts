@@ -2,9 +2,11 @@
 // and builds the legacy reply as JSON text. v1's replies come in, and the text goes out, in boxes the
 // receiver empties (shared/hand-off.ts). Knows no legacy method by name: everything specific is in the
 // mapping, compiled once (compileMapping) into the function that builds its records. It never does I/O
-// itself; the only way out is `deps.v1Get` (and, for sorted lists, `deps.rosters`). A v1 reply of the wrong
-// shape (a list without `data`, a single record that is not an object carrying the requested id) is a 502,
-// never a success.
+// itself; the only way out is `deps.v1Get` (and `deps.v1GetText`; for sorted lists, `deps.rosters`). A v1
+// reply of the wrong shape (a list without `data`, a single record that is not an object carrying the
+// requested id) is a 502, never a success. A plain list whose mapping the text translation covers
+// (text-translation/) is read from v1's text straight to the reply's text when the caller can give the text;
+// a page it declines goes through the engine as any other, from the same text.
 import { badRequest, GatewayError } from '../shared/errors.js';
 import { handOff, type HandOff } from '../shared/hand-off.js';
 import type { V1Record } from './legacy-record.js';
@@ -23,7 +25,8 @@ import type {
   TimezoneSpec,
 } from './schema.js';
 import { cutRoster, readSortedRoster, rosterSize, type RosterStore } from './sorted-roster.js';
-import { asV1List, asV1Record, type V1Get } from './v1-reply.js';
+import { compileListTextTranslation, type ListTextTranslation } from './text-translation/list-translation.js';
+import { asV1List, asV1Record, parseV1Text, type V1Get, type V1GetText } from './v1-reply.js';
 
 export interface LegacyCall {
   /** Path segments after /api/{method} (empty trailing segments removed). */
@@ -34,6 +37,8 @@ export interface LegacyCall {
 
 export interface EngineDeps {
   v1Get: V1Get;
+  /** A GET whose reply's text is given unparsed; absent, every read goes through `v1Get`. */
+  v1GetText?: V1GetText;
   accountTimezone: string | undefined;
   /** Records of an operator-supplied file, by setting name; undefined when the setting is unset. */
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
@@ -49,10 +54,12 @@ export type LegacyBody = Record<string, unknown>;
 export interface CompiledMapping {
   readonly mapping: Mapping;
   readonly record: CompiledRecord;
+  /** A plain list's translation from v1's text to the reply's text, when the mapping is one it covers. */
+  readonly listText: ListTextTranslation | undefined;
 }
 
 export function compileMapping(mapping: Mapping): CompiledMapping {
-  return { mapping, record: compileRecord(mapping.record.fields, mapping.record.nulls) };
+  return { mapping, record: compileRecord(mapping.record.fields, mapping.record.nulls), listText: compileListTextTranslation(mapping) };
 }
 
 /** The legacy reply's JSON text, exactly what JSON.stringify of the reply as a value gives, handed off. */
@@ -60,7 +67,7 @@ export async function runMappingText(compiled: CompiledMapping, call: LegacyCall
   const { mapping, record } = compiled;
   switch (mapping.kind) {
     case 'list':
-      return runList(mapping, record, call, deps);
+      return runList(mapping, compiled, call, deps);
     case 'sorted-list':
       return runSortedList(mapping, record, call, deps);
     case 'detail':
@@ -88,19 +95,23 @@ function timezoneOf(spec: TimezoneSpec, first: V1Record | undefined, deps: Engin
   return deps.accountTimezone ?? spec.fallback;
 }
 
-async function runList(mapping: ListMapping, record: CompiledRecord, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
+async function runList(mapping: ListMapping, compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
-  const list = asV1List(
-    (
-      await deps.v1Get({
-        path: `/${mapping.source.resource}`,
-        query: { ...mapping.source.query, offset: String(paged.page.offset), limit: String(paged.page.limit) },
-      })
-    ).take(),
-  );
+  const v1Call = { path: `/${mapping.source.resource}`, query: { ...mapping.source.query, offset: String(paged.page.offset), limit: String(paged.page.limit) } };
+  if (compiled.listText !== undefined && deps.v1GetText !== undefined) {
+    const text = (await deps.v1GetText(v1Call)).take();
+    const translated = compiled.listText(text, deps.accountTimezone);
+    return handOff(translated ? translated.text : listText(mapping, compiled.record, parseV1Text(text), deps));
+  }
+  return handOff(listText(mapping, compiled.record, (await deps.v1Get(v1Call)).take(), deps));
+}
+
+/** A list page's reply from v1's parsed page. */
+function listText(mapping: ListMapping, record: CompiledRecord, body: unknown, deps: EngineDeps): string {
+  const list = asV1List(body);
   const tz = mapping.timezone ? timezoneOf(mapping.timezone, list.data[0], deps) : undefined;
-  return handOff(listReplyText(list.total, list.data.map((r) => record.build(r)), tz));
+  return listReplyText(list.total, list.data.map((r) => record.build(r)), tz);
 }
 
 /** Every v1 page, sorted as the mapping says (or the listing kept from an earlier call), then the legacy

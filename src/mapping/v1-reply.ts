@@ -16,6 +16,17 @@ export interface V1Call {
 /** Resolves with the parsed JSON of a 2xx reply, handed off (shared/hand-off.ts: the engine takes it
  * once); rejects with a GatewayError for anything else. */
 export type V1Get = (call: V1Call) => Promise<HandOff<unknown>>;
+/** As V1Get, with the 2xx reply's text, not parsed: the engine reads it (parseV1Text when it must). */
+export type V1GetText = (call: V1Call) => Promise<HandOff<string>>;
+
+/** v1's text parsed; text that is not JSON is a bad reply (502), never a success. */
+export function parseV1Text(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');
+  }
+}
 
 // A cheap structural check (no copy): list pages carry up to 1000 records and this runs per request.
 const v1Record = z.custom<V1Record>(
