@@ -11,6 +11,7 @@ import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall } from '../../mapping/run.js';
 import { resourceRead } from '../../mapping/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
+import type { V1Call } from '../../mapping/v1-reply.js';
 import { handOff, type HandOff } from '../../shared/hand-off.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
@@ -19,7 +20,7 @@ import { writeJsonReply } from '../edge/write-json.js';
 import type { ShadowReads } from '../shadow/shadow-reads.js';
 import type { RosterCache } from '../state/roster-cache.js';
 import type { WriteGenerations } from '../state/write-generations.js';
-import type { V1Transport } from '../upstream/v1-client.js';
+import type { V1Form, V1Payload, V1Transport } from '../upstream/v1-client.js';
 
 export interface LegacyReadDeps {
   transport: V1Transport;
@@ -64,17 +65,23 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
     let stale = false;
     let freshUntil = Number.POSITIVE_INFINITY;
     const shadow = deps.shadow?.forMethod(mapping);
+    /** One v1 GET in the form asked, its freshness noted for the reply's. */
+    const v1Payload = async (v1Call: V1Call, form: V1Form): Promise<V1Payload> => {
+      const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation, form }));
+      stale ||= reply.servedFrom === 'stale';
+      freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
+      return reply.body.take();
+    };
     const legacyReply = await runMappingText(compiled, call, {
       accountTimezone: deps.accountTimezone,
       staticRecords: deps.staticRecords,
       v1Get: async (v1Call) => {
-        const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation }));
-        stale ||= reply.servedFrom === 'stale';
-        freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
-        const { value } = reply.body.take();
+        const { value } = await v1Payload(v1Call, 'json');
         shadow?.record(v1Call, value);
         return handOff(value);
       },
+      // The shadow compares parsed replies: a read it follows is read parsed.
+      ...(shadow ? {} : { v1GetText: async (v1Call: V1Call) => handOff(textOf(await v1Payload(v1Call, 'text'))) }),
       rosters: rosterPort?.(
         apiKey,
         {
@@ -93,6 +100,9 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
     return handOff({ text, freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale });
   };
 }
+
+/** A payload asked for as text: its text (a layer that kept only the value gives it written again). */
+const textOf = (payload: V1Payload): string => payload.text ?? JSON.stringify(payload.value);
 
 /** Writes a translated read's reply (text or the bytes a cache keeps), unless it was answered meanwhile
  * (the shutdown deadline): nothing more is written then. */

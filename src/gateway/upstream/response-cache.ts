@@ -36,7 +36,8 @@ import type { CacheEvent } from '../metrics/gateway-metrics.js';
 import type { SharedResponseStore, StoredReply } from '../state/response-store.js';
 import type { WriteGenerations } from '../state/write-generations.js';
 import { requestKey } from './request-key.js';
-import { parseV1Json, type V1Form, type V1GetRequest, type V1Json, type V1Payload, type V1Transport } from './v1-client.js';
+import { parseV1Text } from '../../mapping/v1-reply.js';
+import type { V1Form, V1GetRequest, V1Json, V1Payload, V1Transport } from './v1-client.js';
 
 export interface ResponseCacheOptions extends CacheLimits {
   /** TTL of a request that names none (CACHE_TTL_MS). */
@@ -96,7 +97,7 @@ const toShare = (keeping: KeptReply, payload: V1Payload, storedAt: number, ttlMs
 /** The payload a kept reply gives in `form`; a kept text that is not JSON, asked for as JSON, is a bad reply. */
 const payloadOf = (reply: KeptReply, form: V1Form): V1Payload => {
   if (form === 'text') return { text: 'text' in reply ? reply.text : JSON.stringify(reply.value) };
-  return { value: 'text' in reply ? parseV1Json(reply.text) : reply.value };
+  return { value: 'text' in reply ? parseV1Text(reply.text) : reply.value };
 };
 
 const fromCache = (reply: KeptReply, form: V1Form, servedFrom: 'fresh' | 'stale', freshUntil?: number): V1Json => {

@@ -10,6 +10,7 @@ import { handOff, type HandOff } from '../../shared/hand-off.js';
 import type { V1CallTracer } from '../tracing/types.js';
 import { exchange, V1DeadlineError } from './v1-exchange.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
+import { parseV1Text } from '../../mapping/v1-reply.js';
 
 /** How a GET's body is given: `json` parsed (`value`), `text` as v1 sent it (`text`), not parsed. */
 export type V1Form = 'json' | 'text';
@@ -61,15 +62,6 @@ export interface V1Payload {
 /** From this length on (128 Ki characters, 128 KiB or more), V8 keeps a string in its large-object space:
  * the collector never copies it and marks it as one object, so holding it costs nothing but its bytes. */
 export const KEEPS_TEXT_FROM = 128 * 1024;
-
-/** v1's text of a 2xx body, parsed; a text that is not JSON is a bad reply. */
-export function parseV1Json(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream sent a reply that is not valid JSON');
-  }
-}
 
 /** The seam the hardening layers (retry, cache, single-flight) wrap: same contract in, same out. Each
  * caller gets a reply of its own, whose body it takes. */
@@ -198,7 +190,7 @@ export class V1Client implements V1Transport, V1Writer {
       const text = res.text.take();
       if (res.status >= 200 && res.status < 300) {
         if (form === 'text') return { status: res.status, textLength: text.length, body: handOff({ text }) };
-        const value = parseV1Json(text);
+        const value = parseV1Text(text);
         const payload: V1Payload = text.length >= KEEPS_TEXT_FROM ? { value, text } : { value };
         return { status: res.status, textLength: text.length, body: handOff(payload) };
       }
