@@ -8,7 +8,7 @@
 //   v1 field, inherited members included) or a format it does not know;
 // - at run time, a page that is not valid JSON, or not a list envelope as v1-reply.ts's isListEnvelope
 //   says (total a safe integer >= 0, has_more a boolean, data an array of objects), a page naming `data`
-//   twice, or values nested deeper than the scanner follows.
+//   twice, values nested deeper than the scanner follows, or a page with line breaks (see below).
 // Pure. A translation keeps its buffers from one call to the next: one call at a time.
 import type { Mapping } from '../schema.js';
 import { planFields, type FieldPlan } from './field-plan.js';
@@ -146,6 +146,9 @@ export function compileListTextTranslation(mapping: Mapping): ListTextTranslatio
     timezoneSource: timezone ? plans.sources.get(timezone.from)! : -1,
   };
   return (v1Text, accountTimezone) => {
+    // A page on many lines (pretty-printed) is left to the engine: each line break sends the scanner back to
+    // search for the next control character, and JSON.parse reads such a page faster than the scan does.
+    if (v1Text.indexOf('\n') >= 0) return undefined;
     reading.scanner.reset(v1Text);
     const envelope = readEnvelope(reading);
     // The scanner lets go of the page, which the next call does not need.

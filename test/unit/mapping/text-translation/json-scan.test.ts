@@ -13,7 +13,7 @@ import {
   OTHER_NUMBER,
   TRUE,
 } from '../../../../src/mapping/text-translation/json-scan.js';
-import { broken, space, spelledValue } from './page-text-arbitraries.js';
+import { broken, lineSpace, spelledValue } from './page-text-arbitraries.js';
 
 /** The kind of a whole text that is one value, or undefined when the scanner refuses it. */
 function scanned(text: string): number | undefined {
@@ -72,7 +72,7 @@ function expectAsJsonParse(text: string): void {
   if (kind !== undefined && parsed) expectKind(kind, text, parsed.value);
 }
 
-const padded = fc.tuple(space, spelledValue, space).map((parts) => parts.join(''));
+const padded = fc.tuple(lineSpace, spelledValue, lineSpace).map((parts) => parts.join(''));
 
 describe('JsonScanner', () => {
   it('accepts every spelled value, with the kind of its value', () => {
@@ -87,7 +87,7 @@ describe('JsonScanner', () => {
     ['"a\\x"'], ['"\\u12"'], ['"\\u12g4"'], ['"a\u0001"'], ['"\t"'], ["'a'"], ['NaN'], ['-Infinity'], ['01'], ['-01'], ['1.'], ['.5'],
     ['1e'], ['1e+'], ['+1'], ['-'], ['tru'], ['nulll'], ['[1,]'], ['{"a":1,}'], ['{"a"}'], ['{a:1}'], ['[1 2]'], ['\ufeff1'], ['\u00a01'],
     ['1\v'], ['"a'], ['['], ['{'], [''], [' '], ['"\ud800"'], ['"\\ud800"'], ['"😀"'], ['"\\/"'], ['-0'], ['0.0'], ['1E+2'], ['[]'], ['{}'],
-    [' {"__proto__": [1, {"b": null}]} '],
+    [' {"__proto__": [1, {"b": null}]} '], ['[1,\n2]'], ['{\n  "a"\r\n:\t1\n}'], ['"a\nb"'], ['"a\rb"'],
   ])('%j as JSON.parse', (text) => expectAsJsonParse(text));
 
   it('refuses values nested deeper than it follows, which JSON.parse accepts', () => {

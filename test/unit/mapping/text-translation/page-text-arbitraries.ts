@@ -4,10 +4,16 @@
 // envelopes in any order; and the same texts broken in the ways JSON.parse refuses.
 import fc from 'fast-check';
 
-/** JSON's whitespace, mostly none. */
+/** JSON's whitespace within a line, mostly none. */
 export const space: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.constant('') },
-  { weight: 1, arbitrary: fc.constantFrom(' ', '\n', '\t', '\r', '\r\n  ', ' \t\n ') },
+  { weight: 1, arbitrary: fc.constantFrom(' ', '\t', '\r', '  ', ' \t\r ') },
+);
+
+/** JSON's whitespace, line breaks included (a page on many lines). */
+export const lineSpace: fc.Arbitrary<string> = fc.oneof(
+  { weight: 12, arbitrary: space },
+  { weight: 1, arbitrary: fc.constantFrom('\n', '\r\n  ', ' \t\n ') },
 );
 
 const ESCAPES = [
@@ -149,7 +155,7 @@ export function spelledPage(names: readonly string[]): fc.Arbitrary<SpelledPage>
     member(spelledName('data'), records),
   );
   return fc
-    .tuple(required, fc.array(envelopeMember, { maxLength: 3 }), fc.array(space, { maxLength: 5 }), fc.tuple(space, space, space))
+    .tuple(required, fc.array(envelopeMember, { maxLength: 3 }), fc.array(space, { maxLength: 5 }), fc.tuple(lineSpace, lineSpace, lineSpace))
     .chain(([[total, hasMore, dataMember], extra, spaces, [before, inside, after]]) =>
       fc
         .shuffledSubarray([{ m: total, data: 0 }, { m: hasMore, data: 0 }, { m: dataMember, data: 1 }, ...extra], { minLength: 3 + extra.length })
