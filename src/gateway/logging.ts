@@ -121,7 +121,10 @@ function withoutError(line: object): object {
 
 export function createHttpLogger(logger: Logger): HttpLogger {
   return pinoHttp({
-    logger,
+    // Without the redact paths: the request line is built only from the serializers below and the request's
+    // facts, none of which holds a secret or names a secret path (the URL is redacted, no header is logged,
+    // an error is scrubbed), while the paths would be walked on every line and every request's bindings.
+    logger: logger.child({}, { redact: [] }),
     // No per-request child logger beyond the one pino-http always makes (routes log through the gateway's
     // logger): a second child per request measured about half of pino-http's cost. The id is `req.id`.
     quietReqLogger: false,
