@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     say('(direct rows: the fake v1 process itself, whose RSS covers every run it served; nginx rows: peak RSS of nginx, master and');
     say(' worker, and CPU of nginx plus the gateway behind the front, split below; spread: (best - worst) / best req/s of the rounds)\n');
     printUncachedRatios(get);
-    printSameBytesRatios(get);
+    printSameBytesRatios(get, node?.version);
     printTranslationFloor(floor);
     printCachedRatios(get, KEYS);
     printFrontRatios(get);
