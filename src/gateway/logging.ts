@@ -126,7 +126,8 @@ export function createHttpLogger(logger: Logger): HttpLogger {
     // an error is scrubbed), while the paths would be walked on every line and every request's bindings.
     logger: logger.child({}, { redact: [] }),
     // No per-request child logger beyond the one pino-http always makes (routes log through the gateway's
-    // logger): a second child per request measured about half of pino-http's cost. The id is `req.id`.
+    // logger): a second child per request would add a large share of pino-http's own cost to every request,
+    // for bindings no route reads. The id is `req.id`.
     quietReqLogger: false,
     wrapSerializers: false,
     // The id the edge gave the request (edge/request-id.ts); made here only for a request no edge saw.

@@ -56,9 +56,9 @@ function keyRanks(values: readonly SortValue[], key: SortKey): KeyRanks {
 
 /** Stable order by ranks: a counting sort per key, the last key first, each pass keeping the order the
  * one before left among equal ranks (a least-significant-key radix sort). Every pass is linear in the
- * records and the key's ranks, exact for any number of keys and ranks, and calls nothing per record. A
- * team listing's whole order (two keys, 10,000 records) took 0.95 ms this way, against 2.3 ms with a
- * numeric sort of one combined number per record. */
+ * records and the key's ranks, exact for any number of keys and ranks, and calls nothing per record, so a
+ * team listing's whole order (two keys, 10,000 records) is a few linear passes, quicker than a numeric
+ * sort of one combined number per record, which calls its comparator some n log n times. */
 function orderByRanks(count: number, keys: readonly KeyRanks[]): Uint32Array {
   let order = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[i] = i;

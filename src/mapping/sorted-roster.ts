@@ -19,8 +19,7 @@ export interface SortedRoster {
    * record after the other in v1's order; an array for each v1 page. A page's array is filled while it
    * and the values it takes from the page are young, so the collector moves it whole, once. One array
    * for the whole roster, older than each page read into it, made the collector note every value stored
-   * into it, and grew by copying: picking a 10,000-record roster cost 3 to 4 ms that way, 1.3 to 2 ms
-   * this way (in process). */
+   * into it, and grew by copying, so picking a large roster was slower that way. */
   readonly pageValues: readonly (readonly unknown[])[];
   /** The record number (in v1's order) of each page's first record. */
   readonly pageStarts: Uint32Array;

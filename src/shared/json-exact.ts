@@ -86,7 +86,7 @@ function onlyCanonicalNumbers(text: string): boolean {
 /**
  * Parses one JSON text exactly (see the module comment). Throws JsonSyntaxError with the offset.
  * Most texts spell every number canonically; those go through the native JSON.parse (same result,
- * many times faster), the others through the exact parser below.
+ * far faster), the others through the exact parser below.
  */
 export function parseJsonExact(text: string): JsonValue {
   let native: unknown;

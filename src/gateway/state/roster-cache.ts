@@ -47,8 +47,9 @@ export interface RosterCacheOptions {
 }
 
 /** A 10,000-member roster is about 3 MB: 16 MB keeps a few of those, or hundreds of ordinary teams. Four
- * reads at once keep the CPU busy while pages are on the wire; fifty listings of 10,000 wide v1 records at
- * once then peak near 190 MB resident instead of 280 MB. */
+ * reads at once keep the CPU busy while pages are on the wire, and the other rosters wait their turn rather
+ * than all hold their v1 pages at once: fifty listings of 10,000 wide v1 records at once then stay within
+ * the team listing's memory target (docs/benchmarks.md). */
 export const DEFAULT_ROSTER_CACHE_LIMITS = { maxEntries: 500, maxBytes: 16 * 1024 * 1024, maxReads: 4 } as const;
 
 interface Entry {

@@ -9,11 +9,10 @@
 // from a kept text (a text that is not JSON is then a bad reply, as from v1) or serialised from a kept value.
 // A reply read as text is kept as its text. A large reply (v1's text KEEPS_TEXT_FROM characters or more, a
 // page of hundreds of records) is kept as its text too and parsed again on each hit in form `json`, which
-// then gives its caller a body of its own: a kept parsed page
-// is thousands of objects the collector copies twice while young and marks at every full collection,
-// while its text is one string it never copies. Cold 10,000-member team listings, which store ten such
-// pages each, cost 9% less CPU this way (41.0 against 45.2 ms a listing, medians of 5 alternating runs of
-// 300 listings, 50 at once); their peak resident memory stayed within the runs' spread (177 against 167 MB).
+// then gives its caller a body of its own: a kept parsed page is thousands of objects the collector copies
+// twice while young and marks at every full collection, while its text is one string it never copies. So
+// cold 10,000-member team listings, which store ten such pages each, cost less CPU this way than with the
+// pages kept parsed, for about the same peak memory.
 // Admission (CACHE_MIN_USES, `storeAfterMisses`): by default a reply is stored on its first miss, as
 // nginx's proxy_cache_min_uses 1, so a call repeated within the TTL is a hit and stale-if-error covers a
 // URL seen once. Set to 2 or more, a key+URL is stored from its Nth miss on, remembered in between by its
