@@ -42,10 +42,7 @@ const SECRET_PATHS = [
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = { level, base: { service: 'legacy-gateway' }, redact: { paths: SECRET_PATHS, censor: '[REDACTED]' } };
-  // Standard output, written asynchronously: a line goes out at once when no write is under way, and the
-  // lines that come meanwhile go out together with the next one, instead of one blocking write per request
-  // under load. pino writes what is left synchronously when the process exits.
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Adds what the gateway learnt about the request to pino-http's line object (built afresh for each line,
