@@ -122,21 +122,6 @@ function buildInfo(registry: Registry, version: string): void {
 
 /** Every exchange with v1, counted and timed by resource, verb and outcome. The pairs the gateway makes (a
  * GET of each resource, a POST of the written ones) start at 0 with every outcome. */
-/** The series of one label set, looked up once: prom-client hashes a label object on every call made with
- * one, and these are counted on every request. Every label value comes from a closed set, so the memo stays
- * as small as the series themselves. */
-function memoBy<T>(make: (key: string) => T): (key: string) => T {
-  const made = new Map<string, T>();
-  return (key) => {
-    let series = made.get(key);
-    if (series === undefined) {
-      series = make(key);
-      made.set(key, series);
-    }
-    return series;
-  };
-}
-
 function upstreamMetrics(registry: Registry): GatewayMetrics['upstreamCall'] {
   const upstream = new Counter({
     name: 'legacy_gateway_upstream_requests_total',
@@ -159,17 +144,14 @@ function upstreamMetrics(registry: Registry): GatewayMetrics['upstreamCall'] {
   }
   const resources: ReadonlySet<string> = new Set(V1_RESOURCES);
   // `given` is checked although the type requires it: a host application's code may call without it.
-  const seriesOf = memoBy((key) => {
-    const [resource, verb, outcome] = key.split('\0') as [string, string, string];
-    const labels = { resource, verb, outcome };
-    return { count: upstream.labels(labels), time: upstreamDuration.labels(labels) };
-  });
   return (outcome: UpstreamOutcome, given: UpstreamCall | undefined) => {
-    const resource = given !== undefined && resources.has(given.resource) ? given.resource : 'other';
-    const verb = given !== undefined && UPSTREAM_VERBS.includes(given.verb) ? given.verb : 'GET';
-    const series = seriesOf(`${resource}\0${verb}\0${UPSTREAM_OUTCOMES.includes(outcome) ? outcome : 'unreachable'}`);
-    series.count.inc();
-    if (given !== undefined && Number.isFinite(given.seconds) && given.seconds >= 0) series.time.observe(given.seconds);
+    const labels = {
+      resource: given !== undefined && resources.has(given.resource) ? given.resource : 'other',
+      verb: given !== undefined && UPSTREAM_VERBS.includes(given.verb) ? given.verb : 'GET',
+      outcome: UPSTREAM_OUTCOMES.includes(outcome) ? outcome : 'unreachable',
+    };
+    upstream.inc(labels);
+    if (given !== undefined && Number.isFinite(given.seconds) && given.seconds >= 0) upstreamDuration.observe(labels, given.seconds);
   };
 }
 
@@ -250,19 +232,15 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
   for (const event of CACHE_EVENTS) cache.inc({ event }, 0);
   for (const code of PAYMENT_CODES) payments.inc({ code }, 0);
   buildInfo(registry, options.version ?? packageVersion());
-  const requestSeries = memoBy((key) => {
-    const [method, status] = key.split('\0') as [string, string];
-    return { count: requests.labels({ method, status }), time: duration.labels({ method, status_class: statusClass(Number(status)) }) };
-  });
 
   return {
     registry,
     requestStarted: () => inFlight.inc(),
     requestFinished(method, status, seconds) {
       inFlight.dec();
-      const series = requestSeries(`${methodLabel(method)}\0${statusLabel(status)}`);
-      series.count.inc();
-      series.time.observe(seconds);
+      const label = methodLabel(method);
+      requests.inc({ method: label, status: statusLabel(status) });
+      duration.observe({ method: label, status_class: statusClass(status) }, seconds);
     },
     upstreamCall: upstreamMetrics(registry),
     cacheEvent: (event) => {
