@@ -50,7 +50,9 @@ function decode(bytes: Buffer): string {
 /** The handler undici's dispatcher calls (its callback interface: onConnect, onHeaders, onData, onComplete,
  * onError); it settles the exchange once, whatever comes after. */
 class ExchangeHandler implements Dispatcher.DispatchHandler {
-  private chunks: Buffer[] = [];
+  /** Made when the final reply's headers arrive, not with the handler: the handler is old by then, and
+   * chunks kept in an array as old would outlive the exchange until a full collection. */
+  private chunks: Buffer[] | undefined;
   private length = 0;
   private status = 0;
   private retryAfter: string | undefined;
@@ -83,20 +85,23 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     // 1xx informational replies come before the final one: only the final one's status is kept.
     this.status = statusCode;
+    this.chunks = [];
+    this.length = 0;
     if (statusCode === 429 || statusCode === 503) this.retryAfter = retryAfterOf(rawHeaders);
     return true;
   }
 
   onData(chunk: Buffer): boolean {
-    this.chunks.push(chunk);
+    this.chunks?.push(chunk);
     this.length += chunk.length;
     return true;
   }
 
   onComplete(): void {
     if (this.settled) return;
-    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.length);
-    this.chunks = [];
+    const chunks = this.chunks ?? [];
+    this.chunks = undefined;
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.length);
     this.settle();
     this.resolve({ status: this.status, retryAfter: this.retryAfter, text: handOff(decode(bytes)) });
   }
@@ -107,7 +112,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   private fail(err: Error): void {
     if (this.settled) return;
-    this.chunks = [];
+    this.chunks = undefined;
     this.settle();
     this.reject(err);
   }
