@@ -65,23 +65,24 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
     let stale = false;
     let freshUntil = Number.POSITIVE_INFINITY;
     const shadow = deps.shadow?.forMethod(mapping);
-    /** One v1 GET in the form asked, its freshness noted for the reply's. */
-    const v1Payload = async (v1Call: V1Call, form: V1Form): Promise<V1Payload> => {
+    /** One v1 GET in the form asked, its freshness noted for the reply's; its body stays in its box (this
+     * promise is old by the time v1 answers: shared/hand-off.ts). */
+    const v1Payload = async (v1Call: V1Call, form: V1Form): Promise<HandOff<V1Payload>> => {
       const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation, form }));
       stale ||= reply.servedFrom === 'stale';
       freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
-      return reply.body.take();
+      return reply.body;
     };
     const legacyReply = await runMappingText(compiled, call, {
       accountTimezone: deps.accountTimezone,
       staticRecords: deps.staticRecords,
       v1Get: async (v1Call) => {
-        const { value } = await v1Payload(v1Call, 'json');
+        const { value } = (await v1Payload(v1Call, 'json')).take();
         shadow?.record(v1Call, value);
         return handOff(value);
       },
       // The shadow compares parsed replies: a read it follows is read parsed.
-      ...(shadow || !TRANSLATES_TEXT ? {} : { v1GetText: async (v1Call: V1Call) => handOff(textOf(await v1Payload(v1Call, 'text'))) }),
+      ...(shadow || !TRANSLATES_TEXT ? {} : { v1GetText: async (v1Call: V1Call) => handOff(textOf((await v1Payload(v1Call, 'text')).take())) }),
       rosters: rosterPort?.(
         apiKey,
         {
