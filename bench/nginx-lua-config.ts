@@ -4,16 +4,14 @@
 // keep-alive pool, then cjson.decode, the legacy record of each v1 client (every field a string, or null),
 // and the envelope written out. The record is written field by field in the legacy order (a Lua table has
 // no order, so cjson.encode of a whole record could not give the gateway's bytes); each value is encoded
-// by cjson.encode. Pure.
+// by cjson.encode. Pure (the pool to v1 is the plain proxy's, bench/nginx.ts).
+import { v1UpstreamBlock } from './nginx.js';
 
 /** The legacy client list record's fields, in order, as bench/minimal-reshape.ts writes them. */
 const FIELDS = [
   'id', 'users_id', 'client_settings_id', 'avail_id', 'first_name', 'last_name', 'address1', 'address2',
   'city', 'state', 'zipcode', 'country', 'p_phone', 's_phone', 'text_phone', 'email',
 ];
-
-/** Upstream keep-alive connections of the worker: as the plain nginx proxy's (bench/nginx.ts). */
-const KEEPALIVE = 128;
 
 const LUA_INIT = [
   'local cjson = require "cjson"',
@@ -66,15 +64,11 @@ export const luaMainLines = (): string[] => LUA_MODULES.map((m) => `load_module 
 
 /** The `http` body of the reshaper on 127.0.0.1:`port`, reading v1 at `upstream`. */
 export function luaReshaperConfig(port: number, upstream: string): string[] {
-  const { host } = new URL(upstream);
   return [
     'init_by_lua_block {',
     ...LUA_INIT.map((l) => `    ${l}`),
     '}',
-    'upstream bench_v1 {',
-    `    server ${host};`,
-    `    keepalive ${KEEPALIVE};`,
-    '}',
+    ...v1UpstreamBlock(upstream),
     'server {',
     `    listen 127.0.0.1:${port};`,
     '    location /api/v1/ {',

@@ -53,14 +53,15 @@ function mainConfig(dir: string, httpBody: string[], mainLines: string[] = []): 
   ].join('\n');
 }
 
+/** The fake v1 as nginx's keep-alive pool `bench_v1`: every nginx row reads v1 through it. */
+export function v1UpstreamBlock(upstream: string): string[] {
+  return ['upstream bench_v1 {', `    server ${new URL(upstream).host};`, `    keepalive ${KEEPALIVE};`, '}'];
+}
+
 /** The `http` body of the plain proxy: every request to the fake v1, streamed, over a keep-alive pool. */
 export function plainProxyConfig(port: number, upstream: string): string[] {
-  const { host } = new URL(upstream);
   return [
-    'upstream bench_v1 {',
-    `    server ${host};`,
-    `    keepalive ${KEEPALIVE};`,
-    '}',
+    ...v1UpstreamBlock(upstream),
     'server {',
     `    listen 127.0.0.1:${port};`,
     '    location / {',
