@@ -1,7 +1,7 @@
 // The level of a request's log line: a refusal the gateway gives by design is a warning without an error
 // object (no stack), whatever its 5xx status; a fault stays an error.
 // - A payment answered code 8 "outcome unknown" (502) or refused by the claims store (503): the request
-//   log (pino-http, as the log step builds it) over a real loopback connection, the request's context
+//   line (request-line.ts, as the log step arms it) over a real loopback connection, the request's context
 //   attached as the edge attaches it and marked as the payment route marks a refusal by design, the reply
 //   built as the contract builds it (code 8, the mapping's message, 502 or 503). The same code and status
 //   without the mark (v1 unreachable, a cached v1 reply), a replayed copy of a stored fault and a gateway
@@ -18,7 +18,8 @@ import { attachContext, type RequestContext } from '../../src/gateway/edge/reque
 import type { Route } from '../../src/gateway/edge/route-table.js';
 import { writeJson } from '../../src/gateway/edge/write-json.js';
 import { loadMappingDirectorySync } from '../../src/gateway/loaders/mapping-files.js';
-import { createHttpLogger, createLogger } from '../../src/gateway/logging.js';
+import { createLogger } from '../../src/gateway/logging.js';
+import { createRequestLine } from '../../src/gateway/request-line.js';
 import { PAYMENT_CODES, internalFaultReply, reply, type LegacyPaymentReply } from '../../src/payment/contract.js';
 import { fill } from '../../src/payment/messages.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -50,10 +51,10 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
         done();
       },
     });
-    const httpLogger = createHttpLogger(createLogger('info', sink));
+    const requestLine = createRequestLine(createLogger('info', sink));
     server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
       const ctx = attachContext(req, res, new LegacyRequest(req.method ?? 'POST', req.url, req.headers, undefined), PAYMENT_ROUTE);
-      httpLogger(req, res);
+      requestLine(ctx);
       ctx.label = PAYMENT_ROUTE.label;
       const answer = answers.get(req.url ?? '')!(ctx, res);
       ctx.paymentCode = answer.body.code;

@@ -12,8 +12,8 @@ export function toGatewayError(err: unknown, requestId: string): GatewayError {
 }
 
 /** Sends the legacy error body (or nothing more, if a reply already started: the socket is then ended). */
-export function sendLegacyError(req: IncomingMessage & { id?: unknown }, res: ServerResponse, err: unknown): void {
-  const error = toGatewayError(err, maybeContextOf(req)?.requestId ?? String(req.id ?? 'unknown'));
+export function sendLegacyError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  const error = toGatewayError(err, maybeContextOf(req)?.requestId ?? 'unknown');
   if (res.headersSent) {
     res.destroy();
     return;
@@ -32,7 +32,7 @@ export function sendLegacyError(req: IncomingMessage & { id?: unknown }, res: Se
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(body));
-  // pino-http logs the error object when it is attached to the response (the log step scrubs it).
+  // The request's log line carries the error object attached to the response (scrubbed: request-line.ts).
   if (error.code === 'LGW_INTERNAL') (res as ServerResponse & { err?: Error }).err = err instanceof Error ? err : error;
   res.end(body);
 }

@@ -1,14 +1,14 @@
-// Step: the one log line per request (pino-http), under the request id the edge gave the request.
+// Step: the one log line per request (request-line.ts), under the request id the edge gave the request.
 import type { Logger } from 'pino';
-import { createHttpLogger } from '../logging.js';
+import { createRequestLine } from '../request-line.js';
 import type { Step } from './step.js';
 
 export function logStep(logger: Logger): Step {
-  const httpLogger = createHttpLogger(logger);
+  const requestLine = createRequestLine(logger);
   return {
     name: 'log',
     handle(ctx, next) {
-      httpLogger(ctx.req, ctx.res);
+      requestLine(ctx);
       next();
     },
   };

@@ -141,8 +141,11 @@ export class V1Client implements V1Transport, V1Writer {
       pipelining: 1,
       keepAliveTimeout: 30_000,
       maxResponseSize: options.maxBodyBytes ?? 64 * 1024 * 1024,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      // The exchange's own deadline (v1-exchange.ts) covers the whole call, from the queue to the last
+      // byte; undici's header and body timers would only repeat it, and each call's header timer lives on in
+      // undici's timer list long after the call, until a full collection.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
   }
 

@@ -1,0 +1,151 @@
+// The one log line per request, written when its reply ends (or its connection closes first, or the
+// response fails): the request's id, method and redacted URL, the status, the time taken, and what the
+// gateway learnt on the way (legacy method, upstream calls, cache hits, payment code, error code).
+//
+// Its level: info for a success, warn for a refusal, error for a fault. A refusal the gateway gives by
+// design is a warning whatever its 5xx status: a payment repeat the Idempotency-Key store answers itself
+// (code 8: 502 outcome unknown, 503 store unavailable), an operator file left unset (501). It is told from
+// what the request already notes (status, the route's mark, the error code), never from a message: v1
+// unreachable and a fault of the gateway stay errors. Only a line with an error object (a fault inside the
+// gateway, attached to the response by the error writer, or the response's own error) carries a stack.
+//
+// Every request writes one, so it is written the cheap way: the fields are known, so the line is put
+// together as text and handed to the logger's own destination, in the form pino itself writes (its level
+// prefix, its timestamp, the logger's bindings; test/unit/gateway/request-line.test.ts holds the two
+// equal), with no per-request child logger and no walk of a line object. A line with an error object goes
+// through pino, whose error serializer writes the error's type, message, stack and causes, every string
+// scrubbed of the request's secrets first.
+import type { ServerResponse } from 'node:http';
+import { pino, type Logger } from 'pino';
+import type { ErrorCode } from '../shared/errors.js';
+import { redactLogUrl } from '../shared/redact.js';
+import type { RequestContext } from './edge/request-context.js';
+import { scrubbedError } from './logging.js';
+
+/** Arms the line of one request: it is written once, when the request ends. */
+export type RequestLine = (ctx: RequestContext) => void;
+
+type LineLevel = 'info' | 'warn' | 'error';
+
+/** Gateway errors (by stable code) that answer a 5xx by design, not because anything failed. */
+const EXPECTED_ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>(['LGW_NOT_CONFIGURED']);
+
+type ResponseWithError = ServerResponse & { err?: unknown };
+
+/** The error the error writer attached to the response (edge/error-reply.ts: a fault inside the gateway). */
+const attachedError = (res: ServerResponse): unknown => (res as ResponseWithError).err;
+
+/** Whether a 5xx reply is a refusal the gateway gives by design rather than a fault: its line is then a
+ * warning. The route that refused says so (`refusedByDesign`, `errorCode`). */
+export function isExpectedRefusal(ctx: RequestContext): boolean {
+  if (ctx.res.statusCode < 500 || attachedError(ctx.res) !== undefined) return false;
+  if (ctx.refusedByDesign) return true;
+  return ctx.errorCode !== undefined && EXPECTED_ERROR_CODES.has(ctx.errorCode);
+}
+
+function levelOf(ctx: RequestContext, err: unknown): LineLevel {
+  if (err !== undefined) return 'error';
+  const status = ctx.res.statusCode;
+  if (status >= 500) return isExpectedRefusal(ctx) ? 'warn' : 'error';
+  return status >= 400 ? 'warn' : 'info';
+}
+
+const messageOf = (level: LineLevel): string => (level === 'error' ? 'request failed' : 'request completed');
+
+/** What pino keeps of a logger and writes at the start and the end of each of its lines. */
+interface LineForm {
+  write(text: string): void;
+  /** `{"level":30` for each level. */
+  levelPrefix: Record<number, string>;
+  /** `,"time":...` */
+  time(): string;
+  /** The logger's bindings, `,"service":"legacy-gateway"`. */
+  bindings: string;
+  /** `}` and the line's end. */
+  end: string;
+}
+
+type PinoInternals = Record<symbol, unknown>;
+
+/** The logger's line form, or undefined when its destination wants more than the text of each line (a
+ * multistream reads each line's level from the logger): every line then goes through pino. */
+function lineFormOf(logger: Logger): LineForm | undefined {
+  const own = logger as unknown as PinoInternals;
+  const stream = own[pino.symbols.streamSym] as { write(text: string): unknown } & PinoInternals;
+  if (stream[Symbol.for('pino.metadata')] === true) return undefined;
+  const time = own[pino.symbols.timeSym] as () => string;
+  return {
+    write: (text) => stream.write(text),
+    levelPrefix: own[pino.symbols.lsCacheSym] as Record<number, string>,
+    time: () => time(),
+    bindings: own[pino.symbols.chindingsSym] as string,
+    end: own[pino.symbols.endSym] as string,
+  };
+}
+
+/** The line's fields after the bindings, in the order pino would write them; `undefined` ones left out. */
+function fieldsText(ctx: RequestContext, responseTime: number): string {
+  const req = ctx.req;
+  let text =
+    `,"req":{"id":${JSON.stringify(ctx.requestId)},"method":${JSON.stringify(req.method)},"url":${JSON.stringify(redactLogUrl(req.url ?? ''))}}` +
+    `,"res":{"statusCode":${ctx.res.statusCode}},"responseTime":${responseTime}`;
+  if (ctx.label !== undefined) text += `,"legacyMethod":${JSON.stringify(ctx.label)}`;
+  text += `,"upstreamCalls":${JSON.stringify(ctx.upstream)},"cacheHits":${ctx.cacheHits}`;
+  if (ctx.paymentCode !== undefined) text += `,"paymentCode":${ctx.paymentCode}`;
+  if (ctx.errorCode !== undefined) text += `,"errorCode":${JSON.stringify(ctx.errorCode)}`;
+  return text;
+}
+
+/** The same fields as an object, for a line pino writes (one with an error object). */
+function fieldsObject(ctx: RequestContext, responseTime: number, err: unknown): Record<string, unknown> {
+  const req = ctx.req;
+  return {
+    req: { id: ctx.requestId, method: req.method, url: redactLogUrl(req.url ?? '') },
+    res: { statusCode: ctx.res.statusCode },
+    err: scrubbedError(err, ctx.secrets.scrubber),
+    responseTime,
+    legacyMethod: ctx.label,
+    upstreamCalls: ctx.upstream,
+    cacheHits: ctx.cacheHits,
+    paymentCode: ctx.paymentCode,
+    errorCode: ctx.errorCode,
+  };
+}
+
+export function createRequestLine(logger: Logger): RequestLine {
+  // Without the redact paths: the line holds no secret (the URL is redacted, no header is logged, an error
+  // is scrubbed) and names no secret path, while the paths would be walked on every line.
+  const lineLogger = logger.child({}, { redact: [] });
+  const form = lineFormOf(lineLogger);
+
+  function write(ctx: RequestContext, started: number, responseError: unknown): void {
+    const err = responseError ?? attachedError(ctx.res);
+    const level = levelOf(ctx, err);
+    if (!lineLogger.isLevelEnabled(level)) return;
+    const responseTime = Date.now() - started;
+    if (err === undefined && form !== undefined) {
+      const number = lineLogger.levels.values[level]!;
+      form.write(`${form.levelPrefix[number]}${form.time()}${form.bindings}${fieldsText(ctx, responseTime)},"msg":"${messageOf(level)}"${form.end}`);
+      return;
+    }
+    const fields = fieldsObject(ctx, responseTime, err);
+    if (err === undefined) delete fields.err;
+    lineLogger[level](fields, messageOf(level));
+  }
+
+  return (ctx) => {
+    const started = Date.now();
+    const res = ctx.res;
+    // The first of the three ends the request; the response's 'error' also needs a listener so that it
+    // does not throw.
+    const ended = (err?: unknown): void => {
+      res.removeListener('close', ended);
+      res.removeListener('finish', ended);
+      res.removeListener('error', ended);
+      write(ctx, started, err);
+    };
+    res.on('close', ended);
+    res.on('finish', ended);
+    res.on('error', ended);
+  };
+}
