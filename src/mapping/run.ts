@@ -63,7 +63,7 @@ export function compileMapping(mapping: Mapping): CompiledMapping {
 }
 
 /** The legacy reply's JSON text, exactly what JSON.stringify of the reply as a value gives, handed off. */
-export async function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
+export function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
   const { mapping, record } = compiled;
   switch (mapping.kind) {
     case 'list':

@@ -66,23 +66,26 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
     let freshUntil = Number.POSITIVE_INFINITY;
     const shadow = deps.shadow?.forMethod(mapping);
     /** One v1 GET in the form asked, its freshness noted for the reply's; its body stays in its box (this
-     * promise is old by the time v1 answers: shared/hand-off.ts). */
-    const v1Payload = async (v1Call: V1Call, form: V1Form): Promise<HandOff<V1Payload>> => {
-      const reply = await timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation, form }));
-      stale ||= reply.servedFrom === 'stale';
-      freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
-      return reply.body;
-    };
+     * promise is old by the time v1 answers: shared/hand-off.ts). Chains of promises, here and in the ports
+     * below, rather than async functions: every suspended frame is kept, and copied by the collector, for as
+     * long as v1 takes to answer. */
+    const v1Payload = (v1Call: V1Call, form: V1Form): Promise<HandOff<V1Payload>> =>
+      timed(ctx, v1Call.path, () => deps.transport.getJson({ ...v1Call, apiKey, requestId: ctx.requestId, cacheTtlMs, generation, form })).then((reply) => {
+        stale ||= reply.servedFrom === 'stale';
+        freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
+        return reply.body;
+      });
     const legacyReply = await runMappingText(compiled, call, {
       accountTimezone: deps.accountTimezone,
       staticRecords: deps.staticRecords,
-      v1Get: async (v1Call) => {
-        const { value } = (await v1Payload(v1Call, 'json')).take();
-        shadow?.record(v1Call, value);
-        return handOff(value);
-      },
+      v1Get: (v1Call) =>
+        v1Payload(v1Call, 'json').then((box) => {
+          const { value } = box.take();
+          shadow?.record(v1Call, value);
+          return handOff(value);
+        }),
       // The shadow compares parsed replies: a read it follows is read parsed.
-      ...(shadow || !TRANSLATES_TEXT ? {} : { v1GetText: async (v1Call: V1Call) => handOff(textOf((await v1Payload(v1Call, 'text')).take())) }),
+      ...(shadow || !TRANSLATES_TEXT ? {} : { v1GetText: (v1Call: V1Call) => v1Payload(v1Call, 'text').then((box) => handOff(textOf(box.take()))) }),
       rosters: rosterPort?.(
         apiKey,
         {

@@ -38,17 +38,25 @@ const secondsSince = (started: bigint): number => Number(process.hrtime.bigint()
 
 export function withUpstreamMetrics(inner: V1Transport, record: UpstreamRecorder): V1Transport {
   return {
-    async getJson(request: V1GetRequest): Promise<V1Json> {
+    // A chain of promises rather than an async function: the frame would be kept, and copied by the
+    // collector, for as long as v1 takes to answer.
+    getJson(request: V1GetRequest): Promise<V1Json> {
       const started = process.hrtime.bigint();
       const call = (): UpstreamCall => ({ resource: v1Resource(request.path), verb: 'GET', seconds: secondsSince(started) });
-      try {
-        const reply = await inner.getJson(request);
-        record('ok', call());
-        return reply;
-      } catch (err) {
+      const failed = (err: unknown): never => {
         if (!refusedBeforeSending(err)) record(outcomeOf(err), call());
         throw err;
+      };
+      let calling: Promise<V1Json>;
+      try {
+        calling = inner.getJson(request);
+      } catch (err) {
+        return Promise.reject(err as Error).catch(failed);
       }
+      return calling.then((reply) => {
+        record('ok', call());
+        return reply;
+      }, failed);
     },
   };
 }

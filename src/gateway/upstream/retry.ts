@@ -52,16 +52,23 @@ export function withRetry(inner: V1Transport, options: RetryOptions = {}): V1Tra
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? defaultSleep;
   return {
-    async getJson(request: V1GetRequest): Promise<V1Json> {
-      for (let retry = 0; ; retry++) {
+    // A chain of promises rather than an async loop: the frame would be kept, and copied by the collector,
+    // for as long as v1 takes to answer, on every call, for the rare call that is retried.
+    getJson(request: V1GetRequest): Promise<V1Json> {
+      const attempt = (retry: number): Promise<V1Json> => {
+        let calling: Promise<V1Json>;
         try {
-          return await inner.getJson(request);
+          calling = inner.getJson(request);
         } catch (err) {
+          calling = Promise.reject(err as Error);
+        }
+        return calling.catch((err: unknown) => {
           if (retry >= policy.maxRetries || !isRetryable(err, policy)) throw err;
           options.onRetry?.();
-          await sleep(backoffMs(retry, policy, random));
-        }
-      }
+          return sleep(backoffMs(retry, policy, random)).then(() => attempt(retry + 1));
+        });
+      };
+      return attempt(0);
     },
   };
 }

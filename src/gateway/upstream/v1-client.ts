@@ -149,8 +149,13 @@ export class V1Client implements V1Transport, V1Writer {
     });
   }
 
-  async getJson(request: V1GetRequest): Promise<V1Json> {
-    const path = v1RequestPath(this.target, request.path, request.query);
+  getJson(request: V1GetRequest): Promise<V1Json> {
+    let path: string;
+    try {
+      path = v1RequestPath(this.target, request.path, request.query);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     return this.send('GET', path, this.headers(request.apiKey, request.requestId), undefined, request.form ?? 'json');
   }
 
