@@ -1,5 +1,5 @@
-// The one log line per request, written when its reply ends (or its connection closes first, or the
-// response fails): the request's id, method and redacted URL, the status, the time taken, and what the
+// The one log line per request, written when its response closes (its reply handed to the connection, or
+// the connection gone first) or fails: the request's id, method and redacted URL, the status, the time taken, and what the
 // gateway learnt on the way (legacy method, upstream calls, cache hits, payment code, error code).
 //
 // Its level: info for a success, warn for a refusal, error for a fault. A refusal the gateway gives by
@@ -135,17 +135,16 @@ export function createRequestLine(logger: Logger): RequestLine {
 
   return (ctx) => {
     const started = Date.now();
-    const res = ctx.res;
-    // The first of the three ends the request; the response's 'error' also needs a listener so that it
-    // does not throw.
+    let written = false;
+    // A response emits 'close' once, when its reply has been handed to the connection or when the
+    // connection went first; an 'error' before it ends the request with that error (and needs a listener
+    // so that it does not throw). The response is let go after the request: its listeners with it.
     const ended = (err?: unknown): void => {
-      res.removeListener('close', ended);
-      res.removeListener('finish', ended);
-      res.removeListener('error', ended);
+      if (written) return;
+      written = true;
       write(ctx, started, err);
     };
-    res.on('close', ended);
-    res.on('finish', ended);
-    res.on('error', ended);
+    ctx.res.on('close', ended);
+    ctx.res.on('error', ended);
   };
 }

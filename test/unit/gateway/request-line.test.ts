@@ -37,13 +37,14 @@ function requestContext(facts: { method?: string; url: string; headers?: Record<
   return ctx as RequestContext & { res: FakeResponse };
 }
 
-/** Arms the line, lets `ms` pass, ends the response with `event`; returns what was written. */
-function lineOf(ctx: RequestContext & { res: FakeResponse }, options: { level?: string; ms?: number; event?: 'finish' | 'close' } = {}): string[] {
+/** Arms the line, lets `ms` pass, finishes then closes the response (as node:http does); returns what was
+ * written. */
+function lineOf(ctx: RequestContext & { res: FakeResponse }, options: { level?: string; ms?: number } = {}): string[] {
   const { sink, lines } = capture();
   const now = vi.spyOn(Date, 'now').mockReturnValue(NOW);
   createRequestLine(createLogger(options.level ?? 'info', sink))(ctx);
   now.mockReturnValue(NOW + (options.ms ?? 0));
-  ctx.res.emit(options.event ?? 'finish');
+  ctx.res.emit('finish');
   ctx.res.emit('close');
   return lines;
 }
@@ -102,7 +103,7 @@ describe('the request line', () => {
     );
   });
 
-  it('writes the fields a success carries, once, when the reply ends (the close after it adds nothing)', () => {
+  it('writes the fields a success carries, once, when the response closes', () => {
     const ctx = requestContext({ url: '/api/clients/0/3?api_key=SECRET-KEY', headers: { 'x-api-key': 'HEADER-KEY' }, status: 200, requestId: 'req-42' });
     ctx.label = 'clients';
     ctx.upstream.push({ path: '/clients', outcome: 200, ms: 4 });
@@ -113,8 +114,15 @@ describe('the request line', () => {
     ]);
   });
 
-  it('is written when the connection closes before the reply ends', () => {
-    const lines = lineOf(requestContext({ url: '/api/clients', status: 200 }), { event: 'close' });
+  it('is written when the response closes, not before, and once', () => {
+    const ctx = requestContext({ url: '/api/clients', status: 200 });
+    const { sink, lines } = capture();
+    createRequestLine(createLogger('info', sink))(ctx);
+    ctx.res.emit('finish');
+    expect(lines).toEqual([]);
+    ctx.res.emit('close');
+    ctx.res.emit('close');
+    ctx.res.emit('error', new Error('late'));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, msg: 'request completed' });
   });
@@ -169,7 +177,7 @@ describe('the request line', () => {
     const logger = pino({ level: 'info', base: { service: 'legacy-gateway' } }, pino.multistream([{ level: 'warn', stream: sink }]));
     createRequestLine(logger)(ctx);
     now.mockReturnValue(NOW + 2);
-    ctx.res.emit('finish');
+    ctx.res.emit('close');
     expect(lines).toEqual([
       `{"level":40,"time":${NOW + 2},"service":"legacy-gateway","req":{"id":"req-7","method":"GET","url":"/api/clients"},"res":{"statusCode":404},"responseTime":2,"upstreamCalls":[],"cacheHits":0,"msg":"request completed"}\n`,
     ]);
