@@ -24,6 +24,8 @@ const upstreamUrl = z
   }, 'must not carry a query string, fragment or credentials')
   // The gateway adds /api/v1 itself: a base URL that ends in it would have every call go to /api/v1/api/v1/...
   .refine((v) => !/\/api\/v1\/*$/i.test(new URL(v).pathname), "must be the service's base URL, without /api/v1 (the gateway adds it)")
+  // A path that begins with // would be read as a host by a URL parser once /api/v1/... follows it.
+  .refine((v) => !new URL(v).pathname.startsWith('//'), 'its path must not begin with //')
   // A trailing slash would double up with the /api/v1 prefix.
   .transform((v) => v.replace(/\/+$/, ''));
 

@@ -107,6 +107,7 @@ describe('start-up errors are one line', () => {
     ['UPSTREAM_URL', 'not-a-url', 'must be an http:// or https:// URL'],
     ['UPSTREAM_URL', 'http://user:pw@example.com', 'must not carry a query string, fragment or credentials'],
     ['UPSTREAM_URL', 'https://v1.example.com/api/v1', "must be the service's base URL, without /api/v1 (the gateway adds it)"],
+    ['UPSTREAM_URL', 'https://v1.example.com//evil.example', 'its path must not begin with //'],
     ['PORT', 'eighty', 'Invalid input: expected number, received NaN'],
     ['UPSTREAM_TIMEOUT_MS', '0', 'must be above 0'],
     ['LOG_LEVEL', 'loud', 'Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"'],
