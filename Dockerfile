@@ -27,5 +27,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
 # every few dozen milliseconds. --no-incremental-marking-task: Node 26's V8 stops collecting the young generation while
 # a full collection marks, and lets it grow until marking ends; marking driven by tasks waits behind the requests on
 # Node's event loop, marking driven by allocation ends as soon as its work is done.
-ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=8", "--initial-old-space-size=48", "--no-incremental-marking-task", "dist/cli.js"]
+ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "--initial-old-space-size=48", "--no-incremental-marking-task", "dist/cli.js"]
 CMD ["serve"]
