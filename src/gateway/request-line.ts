@@ -96,20 +96,23 @@ function fieldsText(ctx: RequestContext, responseTime: number): string {
   return text;
 }
 
-/** The same fields as an object, for a line pino writes (one with an error object). */
+/** The same fields as an object, for a line pino writes (one with an error object, or every line of a
+ * destination that reads their levels); the error, scrubbed, after the status. */
 function fieldsObject(ctx: RequestContext, responseTime: number, err: unknown): Record<string, unknown> {
   const req = ctx.req;
-  return {
+  const fields: Record<string, unknown> = {
     req: { id: ctx.requestId, method: req.method, url: redactLogUrl(req.url ?? '') },
     res: { statusCode: ctx.res.statusCode },
-    err: scrubbedError(err, ctx.secrets.scrubber),
+  };
+  if (err !== undefined) fields.err = scrubbedError(err, ctx.secrets.scrubber);
+  return Object.assign(fields, {
     responseTime,
     legacyMethod: ctx.label,
     upstreamCalls: ctx.upstream,
     cacheHits: ctx.cacheHits,
     paymentCode: ctx.paymentCode,
     errorCode: ctx.errorCode,
-  };
+  });
 }
 
 export function createRequestLine(logger: Logger): RequestLine {
@@ -128,9 +131,7 @@ export function createRequestLine(logger: Logger): RequestLine {
       form.write(`${form.levelPrefix[number]}${form.time()}${form.bindings}${fieldsText(ctx, responseTime)},"msg":"${messageOf(level)}"${form.end}`);
       return;
     }
-    const fields = fieldsObject(ctx, responseTime, err);
-    if (err === undefined) delete fields.err;
-    lineLogger[level](fields, messageOf(level));
+    lineLogger[level](fieldsObject(ctx, responseTime, err), messageOf(level));
   }
 
   return (ctx) => {
