@@ -43,8 +43,9 @@ describe('v1RequestPath', () => {
         try {
           upstream = v1Target(`https://svc.example.com${base}`);
         } catch {
-          // Refused at start only where a URL parser reads a host in the path (the settings refuse it first).
-          expect(base.startsWith('//')).toBe(true);
+          // Refused at start only where a URL parser reads a host in the path (`//x`, or `/.//x` once its dot
+          // segment is resolved): the settings refuse such an UPSTREAM_URL first.
+          expect(new URL(`https://svc.example.com${base}`).pathname.startsWith('//')).toBe(true);
           return;
         }
         let built: string | undefined;
@@ -56,6 +57,7 @@ describe('v1RequestPath', () => {
         expect(new URL(built, upstream.origin).pathname).toBe(built);
         expect(built).toBe(`${upstream.apiPrefix}${path}`);
       }),
+      { numRuns: 2000 },
     );
   });
 });
