@@ -9,12 +9,12 @@
 // unreachable and a fault of the gateway stay errors. Only a line with an error object (a fault inside the
 // gateway, attached to the response by the error writer, or the response's own error) carries a stack.
 //
-// Every request writes one, so it is written the cheap way: the fields are known, so the line is put
-// together as text and handed to the logger's own destination, in the form pino itself writes (its level
-// prefix, its timestamp, the logger's bindings; test/unit/gateway/request-line.test.ts holds the two
-// equal), with no per-request child logger and no walk of a line object. A line with an error object goes
-// through pino, whose error serializer writes the error's type, message, stack and causes, every string
-// scrubbed of the request's secrets first.
+// Every request writes one, so it is written the cheap way: its fields' JSON, put between the level prefix,
+// timestamp and bindings pino itself writes and the message, and handed to the logger's own destination
+// (test/unit/gateway/request-line.test.ts holds the line equal to pino's own), with no per-request child
+// logger and no walk of a line object. A line with an error object goes through pino, whose error
+// serializer writes the error's type, message, stack and causes, every string scrubbed of the request's
+// secrets first.
 import type { ServerResponse } from 'node:http';
 import { pino, type Logger } from 'pino';
 import type { ErrorCode } from '../shared/errors.js';
@@ -37,7 +37,7 @@ const attachedError = (res: ServerResponse): unknown => (res as ResponseWithErro
 
 /** Whether a 5xx reply is a refusal the gateway gives by design rather than a fault: its line is then a
  * warning. The route that refused says so (`refusedByDesign`, `errorCode`). */
-export function isExpectedRefusal(ctx: RequestContext): boolean {
+function isExpectedRefusal(ctx: RequestContext): boolean {
   if (ctx.res.statusCode < 500 || attachedError(ctx.res) !== undefined) return false;
   if (ctx.refusedByDesign) return true;
   return ctx.errorCode !== undefined && EXPECTED_ERROR_CODES.has(ctx.errorCode);
@@ -73,46 +73,30 @@ function lineFormOf(logger: Logger): LineForm | undefined {
   const own = logger as unknown as PinoInternals;
   const stream = own[pino.symbols.streamSym] as { write(text: string): unknown } & PinoInternals;
   if (stream[Symbol.for('pino.metadata')] === true) return undefined;
-  const time = own[pino.symbols.timeSym] as () => string;
   return {
     write: (text) => stream.write(text),
     levelPrefix: own[pino.symbols.lsCacheSym] as Record<number, string>,
-    time: () => time(),
+    time: own[pino.symbols.timeSym] as () => string,
     bindings: own[pino.symbols.chindingsSym] as string,
     end: own[pino.symbols.endSym] as string,
   };
 }
 
-/** The line's fields after the bindings, in the order pino would write them; `undefined` ones left out. */
-function fieldsText(ctx: RequestContext, responseTime: number): string {
+/** The line's fields, in the order they are written; `undefined` ones are left out (by pino, and by
+ * JSON.stringify, which writes them as pino does). The error, scrubbed, after the status. */
+function lineFields(ctx: RequestContext, responseTime: number, err: unknown): Record<string, unknown> {
   const req = ctx.req;
-  let text =
-    `,"req":{"id":${JSON.stringify(ctx.requestId)},"method":${JSON.stringify(req.method)},"url":${JSON.stringify(redactLogUrl(req.url ?? ''))}}` +
-    `,"res":{"statusCode":${ctx.res.statusCode}},"responseTime":${responseTime}`;
-  if (ctx.label !== undefined) text += `,"legacyMethod":${JSON.stringify(ctx.label)}`;
-  text += `,"upstreamCalls":${JSON.stringify(ctx.upstream)},"cacheHits":${ctx.cacheHits}`;
-  if (ctx.paymentCode !== undefined) text += `,"paymentCode":${ctx.paymentCode}`;
-  if (ctx.errorCode !== undefined) text += `,"errorCode":${JSON.stringify(ctx.errorCode)}`;
-  return text;
-}
-
-/** The same fields as an object, for a line pino writes (one with an error object, or every line of a
- * destination that reads their levels); the error, scrubbed, after the status. */
-function fieldsObject(ctx: RequestContext, responseTime: number, err: unknown): Record<string, unknown> {
-  const req = ctx.req;
-  const fields: Record<string, unknown> = {
+  return {
     req: { id: ctx.requestId, method: req.method, url: redactLogUrl(req.url ?? '') },
     res: { statusCode: ctx.res.statusCode },
-  };
-  if (err !== undefined) fields.err = scrubbedError(err, ctx.secrets.scrubber);
-  return Object.assign(fields, {
+    err: err === undefined ? undefined : scrubbedError(err, ctx.secrets.scrubber),
     responseTime,
     legacyMethod: ctx.label,
     upstreamCalls: ctx.upstream,
     cacheHits: ctx.cacheHits,
     paymentCode: ctx.paymentCode,
     errorCode: ctx.errorCode,
-  });
+  };
 }
 
 export function createRequestLine(logger: Logger): RequestLine {
@@ -125,13 +109,15 @@ export function createRequestLine(logger: Logger): RequestLine {
     const err = responseError ?? attachedError(ctx.res);
     const level = levelOf(ctx, err);
     if (!lineLogger.isLevelEnabled(level)) return;
-    const responseTime = Date.now() - started;
+    const fields = lineFields(ctx, Date.now() - started, err);
     if (err === undefined && form !== undefined) {
+      // The fields' JSON without its braces: what pino writes between the bindings and the message.
+      const text = JSON.stringify(fields);
       const number = lineLogger.levels.values[level]!;
-      form.write(`${form.levelPrefix[number]}${form.time()}${form.bindings}${fieldsText(ctx, responseTime)},"msg":"${messageOf(level)}"${form.end}`);
+      form.write(`${form.levelPrefix[number]}${form.time()}${form.bindings},${text.slice(1, -1)},"msg":"${messageOf(level)}"${form.end}`);
       return;
     }
-    lineLogger[level](fieldsObject(ctx, responseTime, err), messageOf(level));
+    lineLogger[level](fields, messageOf(level));
   }
 
   return (ctx) => {

@@ -20,19 +20,13 @@ export function begin(ctx: RequestContext, path: string): (outcome: number | str
   };
 }
 
-/** Makes `call`, noting it as an upstream call, or as a cache hit when the cache answered it. A chain of
- * promises rather than an async function: a read's frames wait as long as v1 takes, and each suspended one
- * is kept (and copied by the collector) all that time. */
+/** Makes `call` (a transport's or writer's call: it never throws, it rejects), noting it as an upstream call,
+ * or as a cache hit when the cache answered it. A chain of promises rather than an async function: a read's
+ * frames wait as long as v1 takes, and each suspended one is kept (and copied by the collector) all that
+ * time. */
 export function timed<T extends V1Json>(ctx: RequestContext, path: string, call: () => Promise<T>): Promise<T> {
   const done = begin(ctx, path);
-  let calling: Promise<T>;
-  try {
-    calling = call();
-  } catch (err) {
-    done(failureOutcome(err));
-    return Promise.reject(err);
-  }
-  return calling.then(
+  return call().then(
     (reply) => {
       if (reply.servedFrom === undefined) done(reply.status);
       else ctx.cacheHits++;

@@ -43,20 +43,16 @@ export function withUpstreamMetrics(inner: V1Transport, record: UpstreamRecorder
     getJson(request: V1GetRequest): Promise<V1Json> {
       const started = process.hrtime.bigint();
       const call = (): UpstreamCall => ({ resource: v1Resource(request.path), verb: 'GET', seconds: secondsSince(started) });
-      const failed = (err: unknown): never => {
-        if (!refusedBeforeSending(err)) record(outcomeOf(err), call());
-        throw err;
-      };
-      let calling: Promise<V1Json>;
-      try {
-        calling = inner.getJson(request);
-      } catch (err) {
-        return Promise.reject(err as Error).catch(failed);
-      }
-      return calling.then((reply) => {
-        record('ok', call());
-        return reply;
-      }, failed);
+      return inner.getJson(request).then(
+        (reply) => {
+          record('ok', call());
+          return reply;
+        },
+        (err: unknown) => {
+          if (!refusedBeforeSending(err)) record(outcomeOf(err), call());
+          throw err;
+        },
+      );
     },
   };
 }

@@ -55,19 +55,12 @@ export function withRetry(inner: V1Transport, options: RetryOptions = {}): V1Tra
     // A chain of promises rather than an async loop: the frame would be kept, and copied by the collector,
     // for as long as v1 takes to answer, on every call, for the rare call that is retried.
     getJson(request: V1GetRequest): Promise<V1Json> {
-      const attempt = (retry: number): Promise<V1Json> => {
-        let calling: Promise<V1Json>;
-        try {
-          calling = inner.getJson(request);
-        } catch (err) {
-          calling = Promise.reject(err as Error);
-        }
-        return calling.catch((err: unknown) => {
+      const attempt = (retry: number): Promise<V1Json> =>
+        inner.getJson(request).catch((err: unknown) => {
           if (retry >= policy.maxRetries || !isRetryable(err, policy)) throw err;
           options.onRetry?.();
           return sleep(backoffMs(retry, policy, random)).then(() => attempt(retry + 1));
         });
-      };
       return attempt(0);
     },
   };

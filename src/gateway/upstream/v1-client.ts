@@ -66,6 +66,7 @@ export const KEEPS_TEXT_FROM = 128 * 1024;
 /** The seam the hardening layers (retry, cache, single-flight) wrap: same contract in, same out. Each
  * caller gets a reply of its own, whose body it takes. */
 export interface V1Transport {
+  /** Never throws: every failure is the promise's rejection (the layers over it chain on it as it is). */
   getJson(request: V1GetRequest): Promise<V1Json>;
 }
 
