@@ -179,7 +179,7 @@ export function printMemory(all: Measured[], keys: number): void {
  * The translation in process, without HTTP: the engine beside the minimal reshaper's work, and the floor
  * any translation that decodes and parses the whole v1 reply stays above (its "at most" is the minimal's
  * time over that floor: no such translation can be faster than the minimal by more); then the engine's
- * text translation, which reads the page without JSON.parse and so is not held to that floor.
+ * byte translation, which reads the page without decoding it or JSON.parse and so is not held to that floor.
  */
 export function printTranslationFloor(floor: TranslationFloor | undefined): void {
   if (!floor) return;
@@ -192,8 +192,8 @@ export function printTranslationFloor(floor: TranslationFloor | undefined): void
         `reading the whole reply allows at most ${(f.minimalMs / f.decodeParseMs).toFixed(2)}x)`,
     );
     sayFigure(
-      `  clients ${f.records}: engine's text translation`,
-      `${ms(f.textMs)}  (${(f.textMs / f.engineMs).toFixed(2)}x the engine, ${(f.textMs / f.decodeParseMs).toFixed(2)}x decode+parse: no JSON.parse of the page)`,
+      `  clients ${f.records}: engine's byte translation`,
+      `${ms(f.bytesMs)}  (${(f.bytesMs / f.engineMs).toFixed(2)}x the engine, ${(f.bytesMs / f.decodeParseMs).toFixed(2)}x decode+parse: no decoding or JSON.parse of the page)`,
     );
   }
   const { team } = floor;

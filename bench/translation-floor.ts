@@ -1,9 +1,9 @@
 // The translation measured in this process, one call at a time, with no HTTP around it: a v1 page's bytes
-// in, the legacy reply's text out. For the client list (10, 100, 1000 records) it times the bytes decoded
-// and parsed alone (the floor of any translation that reads the whole reply with JSON.parse), the minimal
+// in, the legacy reply out. For the client list (10, 100, 1000 records) it times the bytes decoded and
+// parsed alone (the floor of any translation that reads the whole reply with JSON.parse), the minimal
 // reshaper's work (minimal-reshape.ts), the gateway's engine (dist/mapping, the shipped mappings) and the
-// engine's translation from text (dist/mapping/text-translation; checked first to give the engine's text,
-// so that a declined or wrong page is never what is timed); for the team listing, the engine reading every
+// engine's translation from bytes to bytes (dist/mapping/byte-translation; checked first to give the UTF-8
+// of the engine's text, so that a declined or wrong page is never what is timed); for the team listing, the engine reading every
 // page of a 10,000-member roster, sorting and cutting. The load
 // rows say what the whole gateway does under load; these say where the floor lies, so a target can be
 // judged against what no translation can go below.
@@ -17,11 +17,11 @@ const boxed = (value: unknown) => ({ take: () => value });
 type Call = { segments: string[]; query: Array<[string, string]> };
 interface Engine {
   compileMapping(mapping: unknown): unknown;
-  runMappingText(compiled: unknown, call: Call, deps: { v1Get: V1Get; accountTimezone: undefined; staticRecords: () => undefined }): Promise<{ take(): string }>;
+  runMappingText(compiled: unknown, call: Call, deps: { v1Get: V1Get; accountTimezone: undefined; staticRecords: () => undefined }): Promise<{ take(): string | Buffer }>;
 }
-type TextTranslation = (v1Text: string, accountTimezone: undefined) => { text: string } | undefined;
-interface TextTranslationModule {
-  compileListTextTranslation(mapping: unknown): TextTranslation | undefined;
+type ByteTranslation = (page: Buffer, accountTimezone: undefined) => { bytes: Buffer } | undefined;
+interface ByteTranslationModule {
+  compileListByteTranslation(mapping: unknown): ByteTranslation | undefined;
 }
 interface Loader {
   loadMappingDirectorySync(dir: string): { reads: ReadonlyMap<string, unknown> };
@@ -32,8 +32,8 @@ export interface FloorFigure {
   decodeParseMs: number;
   minimalMs: number;
   engineMs: number;
-  /** The bytes decoded and translated from text (list-translation.ts), without JSON.parse. */
-  textMs: number;
+  /** The bytes translated to the reply's bytes (list-translation.ts), without decoding or JSON.parse. */
+  bytesMs: number;
 }
 
 export interface TranslationFloor {
@@ -70,25 +70,25 @@ function teamPages(members: number): Map<string, Buffer> {
 export async function measureTranslationFloor(distDir: string, mappingsDir: string): Promise<TranslationFloor> {
   const engine = (await import(path.join(distDir, 'mapping', 'run.js'))) as Engine;
   const loader = (await import(path.join(distDir, 'gateway', 'loaders', 'mapping-files.js'))) as Loader;
-  const texts = (await import(path.join(distDir, 'mapping', 'text-translation', 'list-translation.js'))) as TextTranslationModule;
+  const translations = (await import(path.join(distDir, 'mapping', 'byte-translation', 'list-translation.js'))) as ByteTranslationModule;
   const { reads } = loader.loadMappingDirectorySync(mappingsDir);
   const compiled = (method: string) => engine.compileMapping(reads.get(method));
   const clients = compiled('clients');
-  const translate = texts.compileListTextTranslation(reads.get('clients'));
-  if (!translate) throw new Error('the clients mapping has no text translation');
+  const translate = translations.compileListByteTranslation(reads.get('clients'));
+  if (!translate) throw new Error('the clients mapping has no byte translation');
   const lists: FloorFigure[] = [];
   for (const records of [10, 100, 1000]) {
     const bytes = Buffer.from(listText(100_000, 0, records, client));
     const call: Call = { segments: ['0', String(records)], query: [] };
     const v1Get: V1Get = async () => boxed(decodeParse(bytes));
     const engineText = (await engine.runMappingText(clients, call, { v1Get, accountTimezone: undefined, staticRecords: () => undefined })).take();
-    if (translate(bytes.toString('utf8'), undefined)?.text !== engineText) throw new Error(`clients ${records}: the text translation does not give the engine's text`);
+    if (!translate(bytes, undefined)?.bytes.equals(Buffer.from(engineText))) throw new Error(`clients ${records}: the byte translation does not give the engine's bytes`);
     lists.push({
       records,
       decodeParseMs: await timeOf(() => decodeParse(bytes)),
       minimalMs: await timeOf(() => reshapeList(decodeParse(bytes) as V1ListPage)),
       engineMs: await timeOf(() => engine.runMappingText(clients, call, { v1Get, accountTimezone: undefined, staticRecords: () => undefined })),
-      textMs: await timeOf(() => translate(bytes.toString('utf8'), undefined)),
+      bytesMs: await timeOf(() => translate(bytes, undefined)),
     });
   }
   const members = 10_000;

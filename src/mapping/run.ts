@@ -1,12 +1,12 @@
 // Runs one mapping for one legacy call: checks the legacy input, asks v1 through the injected port,
-// and builds the legacy reply as JSON text. v1's replies come in, and the text goes out, in boxes the
-// receiver empties (shared/hand-off.ts). Knows no legacy method by name: everything specific is in the
-// mapping, compiled once (compileMapping) into the function that builds its records. It never does I/O
-// itself; the only way out is `deps.v1Get` (and `deps.v1GetText`; for sorted lists, `deps.rosters`). A v1
-// reply of the wrong shape (a list without `data`, a single record that is not an object carrying the
-// requested id) is a 502, never a success. A plain list whose mapping the text translation covers
-// (text-translation/) is read from v1's text straight to the reply's text when the caller can give the text;
-// a page it declines goes through the engine as any other, from the same text.
+// and builds the legacy reply as JSON (text, or its UTF-8 bytes). v1's replies come in, and the reply goes
+// out, in boxes the receiver empties (shared/hand-off.ts). Knows no legacy method by name: everything
+// specific is in the mapping, compiled once (compileMapping) into the function that builds its records. It
+// never does I/O itself; the only way out is `deps.v1Get` (and `deps.v1GetBytes`; for sorted lists,
+// `deps.rosters`). A v1 reply of the wrong shape (a list without `data`, a single record that is not an
+// object carrying the requested id) is a 502, never a success. A plain list whose mapping the byte
+// translation covers (byte-translation/) is read from v1's bytes straight to the reply's bytes when the
+// caller can give the bytes; a page it declines goes through the engine as any other, decoded.
 import { badRequest, GatewayError } from '../shared/errors.js';
 import { handOff, type HandOff } from '../shared/hand-off.js';
 import type { V1Record } from './legacy-record.js';
@@ -25,8 +25,8 @@ import type {
   TimezoneSpec,
 } from './schema.js';
 import { cutRoster, readSortedRoster, rosterSize, type RosterStore } from './sorted-roster.js';
-import { compileListTextTranslation, type ListTextTranslation } from './text-translation/list-translation.js';
-import { asV1List, asV1Record, parseV1Text, type V1Get, type V1GetText } from './v1-reply.js';
+import { compileListByteTranslation, type ListByteTranslation } from './byte-translation/list-translation.js';
+import { asV1List, asV1Record, parseV1Text, type V1Get, type V1GetBytes } from './v1-reply.js';
 
 export interface LegacyCall {
   /** Path segments after /api/{method} (empty trailing segments removed). */
@@ -37,8 +37,8 @@ export interface LegacyCall {
 
 export interface EngineDeps {
   v1Get: V1Get;
-  /** A GET whose reply's text is given unparsed; absent, every read goes through `v1Get`. */
-  v1GetText?: V1GetText;
+  /** A GET whose reply's bytes are given as they came; absent, every read goes through `v1Get`. */
+  v1GetBytes?: V1GetBytes;
   accountTimezone: string | undefined;
   /** Records of an operator-supplied file, by setting name; undefined when the setting is unset. */
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
@@ -50,20 +50,24 @@ export interface EngineDeps {
 /** A reply as a value: what JSON.parse gives of the reply's text. */
 export type LegacyBody = Record<string, unknown>;
 
+/** A reply's JSON: its text, or the UTF-8 bytes of that text (a list translated from v1's bytes). */
+export type LegacyReplyJson = string | Buffer;
+
 /** A mapping ready to run: its record compiled, once, into the functions that build it. */
 export interface CompiledMapping {
   readonly mapping: Mapping;
   readonly record: CompiledRecord;
-  /** A plain list's translation from v1's text to the reply's text, when the mapping is one it covers. */
-  readonly listText: ListTextTranslation | undefined;
+  /** A plain list's translation from v1's bytes to the reply's bytes, when the mapping is one it covers. */
+  readonly listBytes: ListByteTranslation | undefined;
 }
 
 export function compileMapping(mapping: Mapping): CompiledMapping {
-  return { mapping, record: compileRecord(mapping.record.fields, mapping.record.nulls), listText: compileListTextTranslation(mapping) };
+  return { mapping, record: compileRecord(mapping.record.fields, mapping.record.nulls), listBytes: compileListByteTranslation(mapping) };
 }
 
-/** The legacy reply's JSON text, exactly what JSON.stringify of the reply as a value gives, handed off. */
-export function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
+/** The legacy reply's JSON, exactly what JSON.stringify of the reply as a value gives (or its UTF-8
+ * bytes), handed off. */
+export function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<LegacyReplyJson>> {
   const { mapping, record } = compiled;
   switch (mapping.kind) {
     case 'list':
@@ -82,7 +86,7 @@ export function runMappingText(compiled: CompiledMapping, call: LegacyCall, deps
 /** The legacy reply as a value (the mapping compiled for this one call): for tests and tools; the gateway
  * compiles each mapping once and writes the text. */
 export async function runMapping(mapping: Mapping, call: LegacyCall, deps: EngineDeps): Promise<LegacyBody> {
-  return JSON.parse((await runMappingText(compileMapping(mapping), call, deps)).take()) as LegacyBody;
+  return JSON.parse((await runMappingText(compileMapping(mapping), call, deps)).take().toString()) as LegacyBody;
 }
 
 function noSegments(call: LegacyCall): void {
@@ -95,14 +99,14 @@ function timezoneOf(spec: TimezoneSpec, first: V1Record | undefined, deps: Engin
   return deps.accountTimezone ?? spec.fallback;
 }
 
-async function runList(mapping: ListMapping, compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<string>> {
+async function runList(mapping: ListMapping, compiled: CompiledMapping, call: LegacyCall, deps: EngineDeps): Promise<HandOff<LegacyReplyJson>> {
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
   const v1Call = { path: `/${mapping.source.resource}`, query: { ...mapping.source.query, offset: String(paged.page.offset), limit: String(paged.page.limit) } };
-  if (compiled.listText !== undefined && deps.v1GetText !== undefined) {
-    const text = (await deps.v1GetText(v1Call)).take();
-    const translated = compiled.listText(text, deps.accountTimezone);
-    return handOff(translated ? translated.text : listText(mapping, compiled.record, parseV1Text(text), deps));
+  if (compiled.listBytes !== undefined && deps.v1GetBytes !== undefined) {
+    const page = (await deps.v1GetBytes(v1Call)).take();
+    const translated = compiled.listBytes(page, deps.accountTimezone);
+    return handOff(translated ? translated.bytes : listText(mapping, compiled.record, parseV1Text(page.toString('utf8')), deps));
   }
   return handOff(listText(mapping, compiled.record, (await deps.v1Get(v1Call)).take(), deps));
 }

@@ -16,8 +16,9 @@ export interface V1Call {
 /** Resolves with the parsed JSON of a 2xx reply, handed off (shared/hand-off.ts: the engine takes it
  * once); rejects with a GatewayError for anything else. */
 export type V1Get = (call: V1Call) => Promise<HandOff<unknown>>;
-/** As V1Get, with the 2xx reply's text, not parsed: the engine reads it (parseV1Text when it must). */
-export type V1GetText = (call: V1Call) => Promise<HandOff<string>>;
+/** As V1Get, with the 2xx reply's bytes as they came (a byte order mark skipped), not decoded: the engine
+ * reads them (decoded and parsed with parseV1Text when it must). */
+export type V1GetBytes = (call: V1Call) => Promise<HandOff<Buffer>>;
 
 /** v1's text parsed; text that is not JSON is a bad reply (502), never a success. */
 export function parseV1Text(text: string): unknown {

@@ -34,8 +34,8 @@ export function cachedRead(mapping: Mapping, read: LegacyRead, deps: CachedReadD
     }
     try {
       const reply = (await read(ctx)).take();
-      if (reply.freshUntil === undefined) return writeLegacyRead(res, reply, reply.text);
-      const bytes = Buffer.from(reply.text);
+      if (reply.freshUntil === undefined) return writeLegacyRead(res, reply, reply.json);
+      const bytes = typeof reply.json === 'string' ? Buffer.from(reply.json) : reply.json;
       deps.cache.set(key, bytes, reply.freshUntil);
       writeLegacyRead(res, reply, bytes);
     } catch (err) {

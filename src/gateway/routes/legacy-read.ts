@@ -1,5 +1,5 @@
 // Serves one mapped legacy read method: runs its mapping through the engine with the call the edge parsed
-// (segments, query, API key) and returns the legacy reply the engine gives as text, with what it knows of
+// (segments, query, API key) and returns the legacy reply the engine gives (its JSON), with what it knows of
 // its freshness (until when every v1 reply it was built from stays fresh; whether one was stale); the
 // writer (`serveRead`) sends it, and the reply cache (cached-read.ts) may keep it. Built once per mapping,
 // when the route table is, with the mapping compiled; the v1 calls go through the shared transport (cache,
@@ -8,7 +8,7 @@
 // started (state/write-generations.ts): no copy made before a later write of it is served to a later call.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
-import { compileMapping, runMappingText, type LegacyCall } from '../../mapping/run.js';
+import { compileMapping, runMappingText, type LegacyCall, type LegacyReplyJson } from '../../mapping/run.js';
 import { resourceRead } from '../../mapping/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
 import type { V1Call } from '../../mapping/v1-reply.js';
@@ -37,7 +37,8 @@ export interface LegacyReadDeps {
 
 /** A translated read's reply, and what is known of its freshness. */
 export interface LegacyReadReply {
-  text: string;
+  /** The reply's JSON: text, or its UTF-8 bytes. */
+  json: LegacyReplyJson;
   /** Until when every v1 reply it was built from stays fresh; undefined when it may not be kept (a stale
    * v1 reply was served, or the method made no v1 call: an operator file has nothing to be fresh against). */
   freshUntil: number | undefined;
@@ -45,8 +46,8 @@ export interface LegacyReadReply {
   stale: boolean;
 }
 
-/** One translated read: the call's context in, its reply out, handed off (shared/hand-off.ts: the reply's
- * text must not stay behind in the read's promise, which is old by the time v1 answers); rejects with the
+/** One translated read: the call's context in, its reply out, handed off (shared/hand-off.ts: the reply
+ * must not stay behind in the read's promise, which is old by the time v1 answers); rejects with the
  * error to answer. */
 export type LegacyRead = (ctx: RequestContext) => Promise<HandOff<LegacyReadReply>>;
 
@@ -84,8 +85,9 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
           shadow?.record(v1Call, value);
           return handOff(value);
         }),
-      // The shadow compares parsed replies: a read it follows is read parsed.
-      ...(shadow || !TRANSLATES_TEXT ? {} : { v1GetText: (v1Call: V1Call) => v1Payload(v1Call, 'text').then((box) => handOff(textOf(box.take()))) }),
+      // The bytes port lets a plain list be translated from v1's bytes to the reply's bytes
+      // (mapping/byte-translation/). The shadow compares parsed replies: a read it follows is read parsed.
+      ...(shadow ? {} : { v1GetBytes: (v1Call: V1Call) => v1Payload(v1Call, 'bytes').then((box) => handOff(bytesOf(box.take()))) }),
       rosters: rosterPort?.(
         apiKey,
         {
@@ -98,25 +100,18 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
         generation?.token,
       ),
     });
-    const text = legacyReply.take();
-    // Queued to run after the route has written the reply (shadow/shadow-reads.ts).
-    shadow?.compare(ctx, call, text);
-    return handOff({ text, freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale });
+    const json = legacyReply.take();
+    // Queued to run after the route has written the reply (shadow/shadow-reads.ts). A read the shadow
+    // follows is read parsed, and its reply is text.
+    if (shadow) shadow.compare(ctx, call, json.toString());
+    return handOff({ json, freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale });
   };
 }
 
-/**
- * Whether plain list pages are asked for as text and translated straight to the reply's text
- * (mapping/text-translation/) instead of parsed and built: only where that costs less. It does on the V8 of
- * Node 20; on newer ones (Node 26), whose JSON.parse and JSON.stringify are far faster, parsing and building
- * cost less under load than the translation's many small strings. Both give the same bytes.
- */
-export const TRANSLATES_TEXT = Number(process.versions.v8.split('.')[0]) < 12;
+/** A payload asked for as bytes: its bytes (every layer gives the form asked; a value is written again). */
+const bytesOf = (payload: V1Payload): Buffer => payload.bytes ?? Buffer.from(payload.text ?? JSON.stringify(payload.value));
 
-/** A payload asked for as text: its text (a layer that kept only the value gives it written again). */
-const textOf = (payload: V1Payload): string => payload.text ?? JSON.stringify(payload.value);
-
-/** Writes a translated read's reply (text or the bytes a cache keeps), unless it was answered meanwhile
+/** Writes a translated read's reply (its text or bytes, or the bytes a cache keeps), unless it was answered meanwhile
  * (the shutdown deadline): nothing more is written then. */
 export function writeLegacyRead(res: ServerResponse, reply: Pick<LegacyReadReply, 'stale'>, body: string | Buffer): void {
   if (res.headersSent) return;
@@ -129,7 +124,7 @@ export function serveRead(read: LegacyRead) {
   return async function serveLegacyRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     try {
       const reply = (await read(ctx)).take();
-      writeLegacyRead(res, reply, reply.text);
+      writeLegacyRead(res, reply, reply.json);
     } catch (err) {
       if (!res.writableEnded) sendLegacyError(req, res, err);
     }

@@ -87,7 +87,8 @@ async function compare(job: ShadowJob, compiled: CompiledMapping | undefined, op
         return handOff(job.replies.get(key));
       },
     });
-    text = reply.take();
+    // Without v1GetBytes the engine writes text.
+    text = reply.take().toString();
   } catch (err) {
     return metrics.shadowRead(job.method, err instanceof OtherV1Call ? 'candidate_needed_other_v1_call' : 'failed');
   }

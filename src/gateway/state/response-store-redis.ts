@@ -1,6 +1,6 @@
 // The read cache's second tier in Redis: each v1 reply as one JSON string `{status, body, storedAt, ttlMs}`
 // (a large reply's body as v1's own text, written in as it is: no second JSON.stringify of the page), or
-// for a reply read as text `{status, text, storedAt, ttlMs}` with v1's text as a JSON string (it was never
+// for a reply read as bytes `{status, text, storedAt, ttlMs}` with their text as a JSON string (it was never
 // parsed: written as it is, a text that is not JSON could make the value read back as another reply),
 // under `<prefix>cache:<hash of API key + v1 URL>`, kept (PX) for its TTL plus the stale-if-error window,
 // so Redis drops it once no replica may serve it. It talks to Redis only through the SharedRedis port.

@@ -20,8 +20,8 @@ interface StoredValue {
   bodyText?: string;
 }
 
-/** A reply read as text (form `text`): v1's text as it came, which nobody parsed, so it is not known to be
- * JSON. A store keeps it as a string, and gives it back as one. */
+/** A reply read as bytes (form `bytes`), as its text: v1's bytes decoded, which nobody parsed, so it is not
+ * known to be JSON. A store keeps it as a string, and gives it back as one. */
 interface StoredText {
   text: string;
 }

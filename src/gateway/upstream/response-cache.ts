@@ -5,10 +5,12 @@
 // served instead, marked stale (`servedFrom`) so the route adds `Warning: 110`. It never caches an error, and it must
 // never hand out a reply stored under another key. A kept body is shared: it is never changed, and each
 // caller gets it in a box of its own.
-// One entry serves both forms of a request (v1-client.ts's `form`): a hit gives the form asked for, parsed
-// from a kept text (a text that is not JSON is then a bad reply, as from v1) or serialised from a kept value.
-// A reply read as text is kept as its text. A large reply (v1's text KEEPS_TEXT_FROM characters or more, a
-// page of hundreds of records) is kept as its text too and parsed again on each hit in form `json`, which
+// One entry serves both forms of a request (v1-client.ts's `form`): a hit gives the form asked for. In form
+// `json` it is parsed from kept bytes or a kept text (one that is not JSON is then a bad reply, as from v1);
+// in form `bytes` it is the kept bytes as they are, or a kept text or value encoded. A reply read as bytes
+// is kept as its bytes, never decoded just to be kept; the shared tier is given its text, so that the
+// shared store keeps one format whatever the form. A large reply (v1's text KEEPS_TEXT_FROM characters or
+// more, a page of hundreds of records) is kept as its text and parsed again on each hit in form `json`, which
 // then gives its caller a body of its own: a kept parsed page is thousands of objects the collector copies
 // twice while young and marks at every full collection, while its text is one string it never copies. So
 // cold 10,000-member team listings, which store ten such pages each, cost less CPU this way than with the
@@ -76,26 +78,36 @@ export const DEFAULT_CACHE_LIMITS = {
   admissionMemory: 50_000,
 } as const;
 
-/** A kept reply: its parsed body, or v1's text (a reply read as text, or a large one). */
-type KeptReply = { status: number; value: unknown } | { status: number; text: string };
+/** A kept reply: its parsed body, v1's text (a large reply, or a copy from the shared tier), or v1's bytes
+ * (a reply read as bytes). Never written to: every hit shares it. */
+type KeptReply = { status: number; value: unknown } | { status: number; text: string } | { status: number; bytes: Buffer };
 
-/** What is kept of a reply's payload: its text when it has one. */
-const kept = (status: number, payload: V1Payload): KeptReply => (payload.text !== undefined ? { status, text: payload.text } : { status, value: payload.value });
+/** What is kept of a reply's payload: its bytes when it has them, else its text when it has one. */
+const kept = (status: number, payload: V1Payload): KeptReply => {
+  if (payload.bytes !== undefined) return { status, bytes: payload.bytes };
+  return payload.text !== undefined ? { status, text: payload.text } : { status, value: payload.value };
+};
 
 /** A shared tier's copy, kept as this process keeps its own. */
 const keptFromShared = (copy: StoredReply): KeptReply => ('text' in copy ? { status: copy.status, text: copy.text } : { status: copy.status, value: copy.body });
 
-/** What the shared tier is given of a reply: its value (with v1's text of it, when at hand), or its text
- * alone when it was read as text. */
+/** What the shared tier is given of a reply: its value (with v1's text of it, when at hand), or, for a reply
+ * read as bytes, their text alone, decoded but not parsed: the shared store's format is the same whatever
+ * the form. */
 const toShare = (keeping: KeptReply, payload: V1Payload, storedAt: number, ttlMs: number): StoredReply => {
   const { status } = keeping;
-  if (!('value' in payload) && 'text' in keeping) return { status, text: keeping.text, storedAt, ttlMs };
+  if ('bytes' in keeping) return { status, text: keeping.bytes.toString('utf8'), storedAt, ttlMs };
   return payload.text === undefined ? { status, body: payload.value, storedAt, ttlMs } : { status, body: payload.value, storedAt, ttlMs, bodyText: payload.text };
 };
 
-/** The payload a kept reply gives in `form`; a kept text that is not JSON, asked for as JSON, is a bad reply. */
+/** The payload a kept reply gives in `form`; kept bytes or a kept text that is not JSON, asked for as JSON,
+ * is a bad reply. */
 const payloadOf = (reply: KeptReply, form: V1Form): V1Payload => {
-  if (form === 'text') return { text: 'text' in reply ? reply.text : JSON.stringify(reply.value) };
+  if (form === 'bytes') {
+    if ('bytes' in reply) return { bytes: reply.bytes };
+    return { bytes: Buffer.from('text' in reply ? reply.text : JSON.stringify(reply.value)) };
+  }
+  if ('bytes' in reply) return { value: parseV1Text(reply.bytes.toString('utf8')) };
   return { value: 'text' in reply ? parseV1Text(reply.text) : reply.value };
 };
 
@@ -104,8 +116,12 @@ const fromCache = (reply: KeptReply, form: V1Form, servedFrom: 'fresh' | 'stale'
   return freshUntil === undefined ? { status: reply.status, servedFrom, body } : { status: reply.status, servedFrom, freshUntil, body };
 };
 
-/** A reply's size for the byte bound: v1's text's length when known, else its body's approximate JSON size. */
-const sizeOf = (reply: KeptReply): number => ('text' in reply ? reply.text.length : approximateJsonBytes(reply.value));
+/** A reply's size for the byte bound: v1's bytes' or text's length when known, else its body's approximate
+ * JSON size. */
+const sizeOf = (reply: KeptReply): number => {
+  if ('bytes' in reply) return reply.bytes.length;
+  return 'text' in reply ? reply.text.length : approximateJsonBytes(reply.value);
+};
 
 interface Entry {
   reply: KeptReply;
@@ -257,7 +273,7 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       if (bytes > options.maxBytes) return { ...reply, body: handOff(payload) };
       const storedAt = now();
       keep(key, keeping, storedAt, ttlMs, bytes);
-      shared?.store(key, toShare(keeping, payload, storedAt, ttlMs), ttlMs + options.staleWindowMs);
+      shared?.store(key, () => toShare(keeping, payload, storedAt, ttlMs), ttlMs + options.staleWindowMs);
       return { status: reply.status, freshUntil: keptUntil(follows, storedAt + ttlMs, storedAt + l1TtlMs), body: handOff(payload) };
     },
     size: () => entries.size,
@@ -280,8 +296,8 @@ interface SharedTier {
    * write generations, the request's generation is confirmed in the same wait; no copy is given when it
    * cannot be. */
   lookUp(request: V1GetRequest, key: string, asked: number): Promise<SharedLookUp>;
-  /** Stores a copy after the current reply is on its way; never awaited, its failure ignored. */
-  store(key: string, reply: StoredReply, keepMs: number): void;
+  /** Makes a copy and stores it after the current reply is on its way; never awaited, its failure ignored. */
+  store(key: string, copy: () => StoredReply, keepMs: number): void;
 }
 
 /** `work`'s outcome if it settles within `waitMs`, else undefined; never rejects. */
@@ -329,13 +345,14 @@ function sharedTier(store: SharedResponseStore, waitMs: number, generations?: Pi
       moved.add(next);
       return { copy: undefined, moved: next };
     },
-    store(key, reply, keepMs) {
-      // Serialising a large reply takes milliseconds: it is done once this reply has been handed on.
+    store(key, copy, keepMs) {
+      // Decoding and serialising a large reply take milliseconds: both are done once this reply has been
+      // handed on.
       setImmediate(() => {
         try {
-          store.set(key, reply, keepMs).catch(() => undefined);
+          store.set(key, copy(), keepMs).catch(() => undefined);
         } catch {
-          // A store that throws instead of rejecting is ignored the same way.
+          // A store that throws instead of rejecting, or a copy that cannot be made, is ignored the same way.
         }
       });
     },

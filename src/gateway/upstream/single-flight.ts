@@ -1,6 +1,6 @@
 // Identical concurrent GETs (same API key, same v1 URL, same form) share one upstream call: the first
 // caller makes it, the others wait for its outcome, success or failure. Nothing is kept once the call
-// settles (that is the cache's job), so a later call always goes upstream. A `text` and a `json` caller of
+// settles (that is the cache's job), so a later call always goes upstream. A `bytes` and a `json` caller of
 // one URL do not share: each gets the form it asked for. A lone caller is given the reply as it came; when
 // several share it, its body is taken once and each is given a reply of its own over the shared payload,
 // which is read-only, in a box of its own; the shared payload is let go once the last caller has its copy
@@ -23,7 +23,7 @@ interface Flight {
 }
 
 /** The form is part of the key: the call made for one form gives the body in that form only. */
-const flightKey = (request: V1GetRequest): string => (request.form === 'text' ? `${requestKey(request)}\0text` : requestKey(request));
+const flightKey = (request: V1GetRequest): string => (request.form === 'bytes' ? `${requestKey(request)}\0bytes` : requestKey(request));
 
 export function withSingleFlight(inner: V1Transport): SingleFlightTransport {
   const pending = new Map<string, Flight>();

@@ -1,5 +1,5 @@
 // The only code that talks HTTP to v1 for translated calls: one keep-alive pool, a timeout, JSON in (or,
-// when asked for, v1's text as it came), and every failure turned into a GatewayError (v1 error -> its
+// when asked for, v1's bytes as they came), and every failure turned into a GatewayError (v1 error -> its
 // status and message; unreachable -> 502; timeout -> 504; not JSON, when parsed -> 502). It never logs,
 // and never puts the API key anywhere but the header.
 // close() lets the calls in flight finish; close({ abandon: true }) (the close after a shutdown drain)
@@ -12,8 +12,9 @@ import { exchange, V1DeadlineError } from './v1-exchange.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
 import { parseV1Text } from '../../mapping/v1-reply.js';
 
-/** How a GET's body is given: `json` parsed (`value`), `text` as v1 sent it (`text`), not parsed. */
-export type V1Form = 'json' | 'text';
+/** How a GET's body is given: `json` parsed (`value`), `bytes` as v1 sent it (`bytes`), neither decoded
+ * nor parsed, for a caller that translates bytes to bytes. */
+export type V1Form = 'json' | 'bytes';
 
 export interface V1GetRequest {
   path: string;
@@ -26,9 +27,9 @@ export interface V1GetRequest {
    * the read started under (state/write-generations.ts): part of the request's identity, so a read never
    * meets a copy or a call made before a write of what it reads. */
   generation?: { resource: string; token: string };
-  /** The body's form (V1Payload), `json` when unset. In `text` form a 2xx body is not parsed (its caller
-   * reads v1's text itself), so a body that is not JSON is no error there; a 4xx or 5xx is parsed for its
-   * message in either form. */
+  /** The body's form (V1Payload), `json` when unset. In `bytes` form a 2xx body is neither decoded nor
+   * parsed (its caller reads v1's bytes itself), so a body that is not JSON, or not UTF-8, is no error
+   * there; a 4xx or 5xx is decoded and parsed for its message in either form. */
   form?: V1Form;
 }
 
@@ -41,7 +42,8 @@ export interface V1Json {
   /** Until when (cache clock, ms) the cache will keep answering with this very reply; absent when it
    * holds no fresh copy (not stored, stale, or no cache layer). */
   readonly freshUntil?: number;
-  /** The length of the text v1 sent, when this reply came from v1 just now: the cache sizes its entry by it
+  /** The size of the body v1 sent, when this reply came from v1 just now: its text's length in characters
+   * (form `json`) or its length in bytes (form `bytes`). Only a size: the cache bounds its bytes by it
    * instead of walking the parsed body (a walk of a 1000-record page cost as much as its parse). */
   readonly textLength?: number;
   /** The body, handed off (shared/hand-off.ts): the reply's owner takes it once, and the reply, which old
@@ -53,10 +55,12 @@ export interface V1Json {
 export interface V1Payload {
   /** Form `json`: the parsed JSON. */
   readonly value?: unknown;
-  /** Form `text`: v1's text as it came. Form `json`: the text the value was parsed from, given only by a
-   * reply just parsed from KEEPS_TEXT_FROM characters or more: the cache keeps a reply that large as its
-   * text (response-cache.ts says why). */
+  /** Form `json`: the text the value was parsed from, given only by a reply just parsed from KEEPS_TEXT_FROM
+   * characters or more: the cache keeps a reply that large as its text (response-cache.ts says why). */
   readonly text?: string;
+  /** Form `bytes`: v1's body as it came (a byte order mark skipped), not decoded. Shared like the rest of
+   * the payload, so never written to. */
+  readonly bytes?: Buffer;
 }
 
 /** From this length on (128 Ki characters, 128 KiB or more), V8 keeps a string in its large-object space:
@@ -196,16 +200,17 @@ export class V1Client implements V1Transport, V1Writer {
     try {
       const res = await exchange(this.pool, { method, path, headers, body }, this.timeoutMs);
       status = res.status;
-      const text = res.text.take();
+      const bytes = res.body.take();
       if (res.status >= 200 && res.status < 300) {
-        if (form === 'text') return { status: res.status, textLength: text.length, body: handOff({ text }) };
+        if (form === 'bytes') return { status: res.status, textLength: bytes.length, body: handOff({ bytes }) };
+        const text = bytes.toString('utf8');
         const value = parseV1Text(text);
         const payload: V1Payload = text.length >= KEEPS_TEXT_FROM ? { value, text } : { value };
         return { status: res.status, textLength: text.length, body: handOff(payload) };
       }
       if (res.status >= 400 && res.status <= 599) {
         const extra: Record<string, string> = res.retryAfter === undefined ? {} : { 'retry-after': res.retryAfter };
-        const { message, code } = v1Error(res.status, parsedOrUndefined(text));
+        const { message, code } = v1Error(res.status, parsedOrUndefined(bytes.toString('utf8')));
         throw new GatewayError('LGW_UPSTREAM_ERROR', message, { status: res.status, headers: extra, ...(code ? { upstreamCode: code } : {}) });
       }
       throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', `the upstream answered an unexpected HTTP ${res.status}`);

@@ -1,8 +1,10 @@
 // One HTTP exchange with v1 on undici's dispatcher: the request sent, the reply's status, the one header the
-// gateway reads (Retry-After) and its body as text, within a deadline that covers the whole exchange.
+// gateway reads (Retry-After) and its body as the bytes it came as, within a deadline that covers the whole
+// exchange. Nothing is decoded here: a caller that wants text decodes, and one that translates bytes to
+// bytes never pays for a decode.
 // Why undici's dispatch and not its request(): request() gives each reply a Readable stream of its body and
 // an event per chunk, most of what an upstream call of a small page cost in the gateway; here the chunks
-// come to one handler that keeps them until the end. The text goes through the promise in a box the caller
+// come to one handler that keeps them until the end. The body goes through the promise in a box the caller
 // empties (shared/hand-off.ts): the promise is old by the time v1 answers.
 import type { Dispatcher } from 'undici';
 import { handOff, type HandOff } from '../../shared/hand-off.js';
@@ -19,8 +21,9 @@ export interface V1ExchangeReply {
   status: number;
   /** Retry-After as v1 sent it (its first one), undefined when absent. */
   retryAfter: string | undefined;
-  /** The body decoded from UTF-8 (a byte order mark at the start skipped, as undici's text() does). */
-  text: HandOff<string>;
+  /** The body as it came, not decoded; a UTF-8 byte order mark at the start is skipped (as undici's text()
+   * skips it), so that whoever decodes these bytes, or passes them on, never meets it. */
+  body: HandOff<Buffer>;
 }
 
 /** The exchange's deadline passed: what it rejects with (and aborts the request with). */
@@ -42,9 +45,10 @@ function retryAfterOf(rawHeaders: Buffer[]): string | undefined {
   return undefined;
 }
 
-function decode(bytes: Buffer): string {
+/** The bytes after a UTF-8 byte order mark at their start, as a view of the same memory (no copy). */
+function withoutByteOrderMark(bytes: Buffer): Buffer {
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return bytes.toString('utf8', bom ? 3 : 0);
+  return bom ? bytes.subarray(3) : bytes;
 }
 
 /** The handler undici's dispatcher calls (its callback interface: onConnect, onHeaders, onData, onComplete,
@@ -103,7 +107,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.chunks = undefined;
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.length);
     this.settle();
-    this.resolve({ status: this.status, retryAfter: this.retryAfter, text: handOff(decode(bytes)) });
+    this.resolve({ status: this.status, retryAfter: this.retryAfter, body: handOff(withoutByteOrderMark(bytes)) });
   }
 
   onError(err: Error): void {

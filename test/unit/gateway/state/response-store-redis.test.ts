@@ -50,7 +50,7 @@ describe('the Redis response store', () => {
     expect(await store.get('hash-text')).toEqual(reply);
   });
 
-  it('writes a reply read as text with its text as a JSON string, and reads it back as that text', async () => {
+  it('writes a reply kept as text (one read as bytes) with its text as a JSON string, and reads it back as that text', async () => {
     const store = createRedisResponseStore({ redis, prefix: 'lgw:' });
     // Not JSON: written as it is, it would make the value a reply whose body is 1.
     const texts = ['{ "object": "list",  "data": [] }', '1, "x": 2'];

@@ -58,28 +58,31 @@ describe('the response cache over Redis, two replicas', () => {
     expect(valueOf(await b.cache.getJson(request({ apiKey: 'key-b' })))).toEqual({ from: 'b', n: 1 });
   });
 
-  it('a reply one replica read as text is served by the other in either form, its text as v1 sent it', async () => {
+  it('a reply one replica read as bytes is served by the other in either form, from their text as Redis keeps it', async () => {
     const a = await replica('a', 'forms:');
     const b = await replica('b', 'forms:');
-    const text = '{ "from": "a",  "n": 1 }';
-    a.inner.script = [{ status: 200, body: { text }, textLength: text.length }];
-    expect(plain(await a.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    const text = '{ "from": "a",  "n": 1, "name": "Zoë €" }';
+    a.inner.script = [{ status: 200, body: { bytes: Buffer.from(text) }, textLength: Buffer.byteLength(text) }];
+    expect(plain(await a.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(text) });
     await shared(a.store, request());
-    expect(plain(await b.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
-    expect(valueOf(await b.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
+    // Redis holds their text, in the shape of any reply the shared tier keeps as text.
+    const stored = JSON.parse((await a.redis.raw.get(`forms:cache:${requestKey(request())}`)) ?? 'null') as unknown;
+    expect(stored).toEqual({ status: 200, text, storedAt: expect.any(Number), ttlMs: 30_000 });
+    expect(plain(await b.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(text) });
+    expect(valueOf(await b.cache.getJson(request()))).toEqual({ from: 'a', n: 1, name: 'Zoë €' });
     expect(b.inner.calls).toHaveLength(0);
   });
 
-  it('a text that is not JSON is shared as that text: a JSON reader on another replica gets a bad reply, as from v1', async () => {
+  it('bytes that are not JSON are shared as their text: a JSON reader on another replica gets a bad reply, as from v1', async () => {
     const a = await replica('a', 'broken:');
     const b = await replica('b', 'broken:');
     // Written into the value as it is, this text would read back as a reply whose body is 1.
     const text = '1, "x": 2';
-    a.inner.script = [{ status: 200, body: { text }, textLength: text.length }];
-    await a.cache.getJson(request({ form: 'text' }));
+    a.inner.script = [{ status: 200, body: { bytes: Buffer.from(text) }, textLength: text.length }];
+    await a.cache.getJson(request({ form: 'bytes' }));
     await shared(a.store, request());
     await expect(b.cache.getJson(request())).rejects.toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY' });
-    expect(plain(await b.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    expect(plain(await b.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(text) });
     expect(b.inner.calls).toHaveLength(0);
   });
 

@@ -94,20 +94,45 @@ describe('a reply cached by one replica', () => {
     });
   });
 
-  it("is given to the shared tier as its text when read as text, and another replica serves it in either form", async () => {
+  it('is given to the shared tier as its text when read as bytes, and another replica serves it in either form', async () => {
     const { store, replica, now } = cluster();
     const a = replica('a');
-    const text = '{ "from": "a", "n": 1 }';
-    a.inner.script = [{ status: 200, body: { text }, textLength: text.length }];
-    await a.cache.getJson(request({ form: 'text' }));
+    const text = '{ "from": "a",  "n": 1, "name": "Zoë €" }';
+    const bytes = Buffer.from(text);
+    a.inner.script = [{ status: 200, body: { bytes }, textLength: bytes.length }];
+    expect(plain(await a.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(text) });
+    // Decoded for the shared tier only once the reply is on its way.
+    expect(store.values.size).toBe(0);
     await writesSent();
     expect(store.values.get(KEY)).toEqual({ reply: { status: 200, text, storedAt: now(), ttlMs: TTL }, keepMs: TTL + STALE_WINDOW });
     const b = replica('b');
-    expect(plain(await b.cache.getJson(request()))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: now() + TTL, body: { value: { from: 'a', n: 1 } } });
-    expect(plain(await b.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    expect(plain(await b.cache.getJson(request()))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: now() + TTL, body: { value: { from: 'a', n: 1, name: 'Zoë €' } } });
+    expect(plain(await b.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(text) });
     const c = replica('c');
-    expect(plain(await c.cache.getJson(request({ form: 'text' }))).body).toEqual({ text });
+    expect(plain(await c.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(text) });
     expect([b.inner.calls.length, c.inner.calls.length]).toEqual([0, 0]);
+  });
+
+  it('is given to the shared tier as the text of its bytes when they are not UTF-8: each such byte decoded as U+FFFD', async () => {
+    const { store, replica, now } = cluster();
+    const a = replica('a');
+    const bytes = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff]), Buffer.from('é"}')]);
+    a.inner.script = [{ status: 200, body: { bytes }, textLength: bytes.length }];
+    expect(plain(await a.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(bytes) });
+    await writesSent();
+    expect(store.values.get(KEY)?.reply).toEqual({ status: 200, text: '{"name":"\ufffdé"}', storedAt: now(), ttlMs: TTL });
+    // This replica's own copy is still the bytes as they came.
+    expect(plain(await a.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(bytes) });
+  });
+
+  it('read as JSON, is served by another replica in form bytes as the bytes of its JSON.stringify', async () => {
+    const { replica } = cluster();
+    const a = replica('a');
+    await a.cache.getJson(request());
+    await writesSent();
+    const b = replica('b');
+    expect(plain(await b.cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from('{"from":"a","n":1}') });
+    expect(b.inner.calls).toHaveLength(0);
   });
 
   it('is served by another replica from the shared tier with no v1 call, and then from its own copy', async () => {

@@ -1,9 +1,10 @@
 // The response cache: per-key isolation, TTLs (default, per request, 0 = bypass), bounds, large replies
-// kept as their text, one entry for both forms (a hit in the form asked for), and stale-if-error (which
-// failures, how old a reply may be), with an injected clock instead of sleeps.
+// kept as their text, replies read as bytes kept as their bytes, one entry for both forms (a hit in the
+// form asked for, from each kind of kept reply), and stale-if-error (which failures, how old a reply may
+// be), with an injected clock instead of sleeps.
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/shared/errors.js';
-import type { V1Json } from '../../../../src/gateway/upstream/v1-client.js';
+import type { V1GetRequest, V1Json } from '../../../../src/gateway/upstream/v1-client.js';
 import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
 import { approximateJsonBytes, withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
@@ -239,66 +240,108 @@ describe('large replies, kept as their text', () => {
   });
 });
 
-/** An upstream that answers each form as v1 would: `text` (spaces kept) or its parse. */
-function formsUpstream(text: string) {
+/** An upstream that answers each form as v1 would: `bytes` as they are, or their parse (in form `json`). */
+function formsUpstream(bytes: Buffer) {
   const { inner, cache, events, advance } = setup();
   inner.fallback = upstreamError(503);
   inner.script = [];
-  const answer = async (req: { form?: 'json' | 'text' }): Promise<V1Json> =>
-    boxed(req.form === 'text' ? { status: 200, body: { text }, textLength: text.length } : { status: 200, body: { value: JSON.parse(text) as unknown }, textLength: text.length });
+  const answer = async (req: V1GetRequest): Promise<V1Json> =>
+    boxed(
+      req.form === 'bytes'
+        ? { status: 200, body: { bytes }, textLength: bytes.length }
+        : { status: 200, body: { value: JSON.parse(bytes.toString('utf8')) as unknown }, textLength: bytes.toString('utf8').length },
+    );
   return { inner, cache, events, advance, answer };
 }
 
-describe('one entry for both forms', () => {
-  const text = '{ "object": "list", "data": [ { "id": 1 } ] }';
-  const value = { object: 'list', data: [{ id: 1 }] };
+/** The bytes of a reply's body, taken. */
+const bytesOf = (reply: V1Json): Buffer | undefined => reply.body.take().bytes;
 
-  it("keeps a reply read as text as its text: a 'text' hit is v1's own text, a 'json' hit its parse", async () => {
-    const { inner, cache, events, answer } = formsUpstream(text);
+describe('one entry for both forms', () => {
+  // Spaces and characters of two and three bytes: a hit in form `bytes` gives exactly these bytes.
+  const text = '{ "object": "list", "data": [ { "id": 1, "name": "Zoë €" } ] }';
+  const bytes = Buffer.from(text);
+  const value = { object: 'list', data: [{ id: 1, name: 'Zoë €' }] };
+
+  it("keeps a reply read as bytes as its bytes: a 'bytes' hit is v1's own bytes, a 'json' hit their parse", async () => {
+    const { inner, cache, events, answer } = formsUpstream(bytes);
     inner.script = [answer];
-    const miss = plain(await cache.getJson(request({ form: 'text' })));
-    expect(miss).toEqual({ status: 200, freshUntil: expect.any(Number), body: { text } });
+    const miss = plain(await cache.getJson(request({ form: 'bytes' })));
+    expect(miss).toEqual({ status: 200, freshUntil: expect.any(Number), body: { bytes: Buffer.from(text) } });
     expect(plain(await cache.getJson(request()))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: miss.freshUntil, body: { value } });
-    expect(plain(await cache.getJson(request({ form: 'text' })))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: miss.freshUntil, body: { text } });
+    expect(plain(await cache.getJson(request({ form: 'bytes' })))).toEqual({ status: 200, servedFrom: 'fresh', freshUntil: miss.freshUntil, body: { bytes: Buffer.from(text) } });
     expect(inner.calls).toHaveLength(1);
     expect(events).toEqual(['miss', 'hit', 'hit']);
   });
 
-  it("gives a 'text' hit on a kept value its JSON.stringify", async () => {
-    const { inner, cache, answer } = formsUpstream(text);
+  it("gives a 'bytes' hit the kept bytes as they are, bytes that are not UTF-8 included: nothing decodes them", async () => {
+    const raw = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0x80, 0xe2, 0x82, 0xc0, 0xaf, 0xff]), Buffer.from('"}')]);
+    const { inner, cache, answer } = formsUpstream(raw);
+    inner.script = [answer];
+    expect(bytesOf(await cache.getJson(request({ form: 'bytes' })))).toEqual(Buffer.from(raw));
+    const hit = bytesOf(await cache.getJson(request({ form: 'bytes' })));
+    expect(hit).toEqual(Buffer.from(raw));
+    expect(hit).toBe(raw);
+    // A decode and encode would have replaced each byte that is not UTF-8.
+    expect(Buffer.from(raw.toString('utf8')).equals(raw)).toBe(false);
+  });
+
+  it("gives a 'bytes' hit on a kept value the bytes of its JSON.stringify", async () => {
+    const { inner, cache, answer } = formsUpstream(bytes);
     inner.script = [answer];
     expect(valueOf(await cache.getJson(request()))).toEqual(value);
-    expect(plain(await cache.getJson(request({ form: 'text' })))).toMatchObject({ servedFrom: 'fresh', body: { text: JSON.stringify(value) } });
+    expect(plain(await cache.getJson(request({ form: 'bytes' })))).toEqual({
+      status: 200,
+      servedFrom: 'fresh',
+      freshUntil: expect.any(Number),
+      body: { bytes: Buffer.from('{"object":"list","data":[{"id":1,"name":"Zoë €"}]}') },
+    });
     expect(inner.calls).toHaveLength(1);
   });
 
-  it("gives a 'text' hit on a large reply kept as its text v1's own text", async () => {
+  it("gives a 'bytes' hit on a large reply kept as its text the bytes of v1's own text", async () => {
     const { inner, cache } = setup();
     const large = largeReply(3);
     inner.script = [large];
     await cache.getJson(request());
-    expect(plain(await cache.getJson(request({ form: 'text' }))).body).toEqual({ text: large.body.text });
+    expect(plain(await cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from(large.body.text!) });
+    expect(valueOf(await cache.getJson(request()))).toEqual(large.body.value);
+    expect(inner.calls).toHaveLength(1);
   });
 
-  it("answers a 'json' hit on a kept text that is not JSON as a bad reply, as V1Client does; a 'text' hit still gives it", async () => {
-    const broken = '{"data": [1, 2';
+  it("answers a 'json' hit on kept bytes that are not JSON as a bad reply, as V1Client does; a 'bytes' hit still gives them", async () => {
+    const broken = Buffer.from('{"data": [1, 2');
     const { inner, cache, answer } = formsUpstream(broken);
     inner.script = [answer];
-    expect(plain(await cache.getJson(request({ form: 'text' }))).body).toEqual({ text: broken });
+    expect(plain(await cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from('{"data": [1, 2') });
     const err = await cache.getJson(request()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ code: 'LGW_UPSTREAM_BAD_REPLY', message: 'the upstream sent a reply that is not valid JSON' });
-    expect(plain(await cache.getJson(request({ form: 'text' }))).body).toEqual({ text: broken });
+    expect(plain(await cache.getJson(request({ form: 'bytes' }))).body).toEqual({ bytes: Buffer.from('{"data": [1, 2') });
     expect(inner.calls).toHaveLength(1);
   });
 
   it('serves a stale copy in the form asked for', async () => {
-    const { inner, cache, advance, answer } = formsUpstream(text);
+    const { inner, cache, advance, answer } = formsUpstream(bytes);
     inner.script = [answer];
-    await cache.getJson(request({ form: 'text' }));
+    await cache.getJson(request({ form: 'bytes' }));
     advance(45 * 60_000);
     expect(plain(await cache.getJson(request()))).toEqual({ status: 200, servedFrom: 'stale', body: { value } });
-    expect(plain(await cache.getJson(request({ form: 'text' })))).toEqual({ status: 200, servedFrom: 'stale', body: { text } });
+    expect(plain(await cache.getJson(request({ form: 'bytes' })))).toEqual({ status: 200, servedFrom: 'stale', body: { bytes: Buffer.from(text) } });
+  });
+
+  it('sizes kept bytes by their length in bytes, and keeps none larger than the whole budget', async () => {
+    const { inner, cache } = setup({ maxBytes: 1000 });
+    // Characters of two bytes each: sized by its characters, two such replies would fit in the budget; sized
+    // by its bytes, one.
+    const wide = Buffer.from(`"${'é'.repeat(399)}"`);
+    inner.fallback = { status: 200, body: { bytes: wide } };
+    for (const offset of ['0', '1']) await cache.getJson(request({ query: { offset }, form: 'bytes' }));
+    expect(cache.size()).toBe(1);
+    inner.fallback = { status: 200, body: { bytes: Buffer.alloc(1001, 0x20) } };
+    expect(bytesOf(await cache.getJson(request({ query: { offset: 'over' }, form: 'bytes' })))).toEqual(Buffer.alloc(1001, 0x20));
+    await cache.getJson(request({ query: { offset: 'over' }, form: 'bytes' }));
+    expect(inner.calls.filter((c) => c.query.offset === 'over')).toHaveLength(2);
   });
 });
 

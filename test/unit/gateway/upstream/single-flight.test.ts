@@ -49,19 +49,35 @@ describe('single-flight', () => {
     await Promise.all(calls);
   });
 
-  it("gives a 'text' and a 'json' caller of one URL each the form it asked for, from a call of its own", async () => {
-    const text = '{ "n": 1 }';
-    const inner = fakeTransport(async (req) => boxed(req.form === 'text' ? { status: 200, body: { text } } : jsonReply({ n: 1 })));
+  it("gives a 'bytes' and a 'json' caller of one URL each the form it asked for, from a call of its own", async () => {
+    const bytes = Buffer.from('{ "n": 1, "name": "Zoë" }');
+    const inner = fakeTransport(async (req) => boxed(req.form === 'bytes' ? { status: 200, body: { bytes } } : jsonReply({ n: 1, name: 'Zoë' })));
     const transport = withSingleFlight(inner);
     const calls = [
       transport.getJson(request()),
-      transport.getJson(request({ form: 'text' })),
+      transport.getJson(request({ form: 'bytes' })),
       transport.getJson(request({ form: 'json' })),
-      transport.getJson(request({ form: 'text' })),
+      transport.getJson(request({ form: 'bytes' })),
     ];
-    expect(inner.calls.map((c) => c.form ?? 'json')).toEqual(['json', 'text']);
-    const textReply: PlainReply = { status: 200, body: { text } };
-    expect((await Promise.all(calls)).map(plain)).toEqual([jsonReply({ n: 1 }), textReply, jsonReply({ n: 1 }), textReply]);
+    // An unset form is `json`: those two callers share one call, and the two `bytes` callers another.
+    expect(inner.calls.map((c) => c.form ?? 'json')).toEqual(['json', 'bytes']);
+    expect(transport.inFlight()).toBe(2);
+    const bytesReply: PlainReply = { status: 200, body: { bytes: Buffer.from('{ "n": 1, "name": "Zoë" }') } };
+    expect((await Promise.all(calls)).map(plain)).toEqual([jsonReply({ n: 1, name: 'Zoë' }), bytesReply, jsonReply({ n: 1, name: 'Zoë' }), bytesReply]);
+  });
+
+  it("never lets a 'bytes' caller join a 'json' call under way, nor the other way round", async () => {
+    const json = deferred<V1Json>();
+    const bytes = deferred<V1Json>();
+    const inner = fakeTransport((req) => (req.form === 'bytes' ? bytes.promise : json.promise));
+    const transport = withSingleFlight(inner);
+    const first = transport.getJson(request());
+    const second = transport.getJson(request({ form: 'bytes' }));
+    expect(inner.calls).toHaveLength(2);
+    json.reject(unreachable());
+    await expect(first).rejects.toMatchObject({ code: 'LGW_UPSTREAM_UNREACHABLE' });
+    bytes.resolve(boxed({ status: 200, body: { bytes: Buffer.from([0x7b, 0xff, 0x7d]) } }));
+    expect(plain(await second)).toEqual({ status: 200, body: { bytes: Buffer.from([0x7b, 0xff, 0x7d]) } });
   });
 
   it('gives each caller a reply and a box of its own over the one payload: one taken leaves the others whole', async () => {

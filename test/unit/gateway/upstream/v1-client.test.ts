@@ -1,8 +1,9 @@
 // The v1 client against a real HTTP peer: a reply it parsed carries the length of the text v1 sent, which
 // the response cache sizes its entry by, and a large one the text itself, which the cache keeps; a reply
-// read as text is v1's text unparsed; UPSTREAM_TIMEOUT_MS bounds the whole call, the body included; a body
-// its caller has taken is held by nothing the call made.
+// read as bytes is v1's bytes as they came, neither decoded nor parsed; UPSTREAM_TIMEOUT_MS bounds the whole
+// call, the body included; a body its caller has taken is held by nothing the call made.
 import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../../src/shared/errors.js';
 import { withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
 import { withRetry } from '../../../../src/gateway/upstream/retry.js';
 import { withSingleFlight } from '../../../../src/gateway/upstream/single-flight.js';
@@ -68,33 +69,60 @@ describe('V1Client.getJson', () => {
   });
 });
 
-describe("V1Client.getJson, form 'text'", () => {
-  it("gives v1's text as it came, unparsed, whatever its length: a 2xx body that is not JSON is no error", async () => {
-    const texts = ['{"data": [1, 2', `{ "data": "${'x'.repeat(KEEPS_TEXT_FROM)}" }`, '{"id": 1}'];
-    upstream = await startRecordingUpstream((req, res) => {
-      const text = texts[Number(new URL(req.url ?? '', 'http://x').searchParams.get('n'))]!;
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    });
+/** An upstream answering `/clients?n=i` with the ith of `bodies`, status 200. */
+async function bodiesUpstream(bodies: readonly Buffer[]): Promise<RecordingUpstream> {
+  return startRecordingUpstream((req, res) => {
+    const body = bodies[Number(new URL(req.url ?? '', 'http://x').searchParams.get('n'))]!;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  });
+}
+
+describe("V1Client.getJson, form 'bytes'", () => {
+  it("gives v1's bytes as they came, neither decoded nor parsed, whatever their length, with their length in bytes", async () => {
+    const bodies = [
+      // Not JSON: no error in this form.
+      Buffer.from('{"data": [1, 2'),
+      Buffer.from(`{ "data": "${'x'.repeat(KEEPS_TEXT_FROM)}" }`),
+      // Characters of two and three bytes: the length is the bytes', not the characters'.
+      Buffer.from('{"name":"Zoë","city":"Köln","sign":"€"}'),
+      // Bytes that are not UTF-8 (a lone continuation byte, a truncated sequence, 0xff): a decode would
+      // replace each of them.
+      Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0x80, 0xe2, 0x82, 0xff]), Buffer.from('"}')]),
+      Buffer.alloc(0),
+    ];
+    upstream = await bodiesUpstream(bodies);
     client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
-    for (const [n, text] of texts.entries()) {
-      const reply = await client.getJson({ path: '/clients', query: { n: String(n) }, apiKey: 'k', form: 'text' });
-      expect(plain(reply)).toEqual({ status: 200, body: { text }, textLength: text.length });
+    for (const [n, bytes] of bodies.entries()) {
+      const reply = plain(await client.getJson({ path: '/clients', query: { n: String(n) }, apiKey: 'k', form: 'bytes' }));
+      expect(reply).toEqual({ status: 200, body: { bytes }, textLength: bytes.length });
     }
+    expect(bodies[2]!.length).not.toBe(bodies[2]!.toString('utf8').length);
+  });
+
+  it('skips a UTF-8 byte order mark at the start, in either form', async () => {
+    const bodies = [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Zoë"}')])];
+    upstream = await bodiesUpstream(bodies);
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    const asBytes = plain(await client.getJson({ path: '/clients', query: { n: '0' }, apiKey: 'k', form: 'bytes' }));
+    expect(asBytes).toEqual({ status: 200, body: { bytes: Buffer.from('{"name":"Zoë"}') }, textLength: Buffer.byteLength('{"name":"Zoë"}') });
+    const asJson = plain(await client.getJson({ path: '/clients', query: { n: '0' }, apiKey: 'k' }));
+    expect(asJson).toEqual({ status: 200, body: { value: { name: 'Zoë' } }, textLength: '{"name":"Zoë"}'.length });
   });
 
   it("still reads a 4xx or 5xx for v1's error message", async () => {
-    upstream = await startRecordingUpstream((_req, res) => {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end('{"error":{"code":"not_found","message":"No client 7"}}');
+    upstream = await startRecordingUpstream((req, res) => {
+      const status = req.url.includes('/7') ? 404 : 503;
+      res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '9' });
+      res.end(Buffer.from(`{"error":{"code":"${status === 404 ? 'not_found' : 'down'}","message":"No client 7 (Zoë)"}}`));
     });
     client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
-    await expect(client.getJson({ path: '/clients/7', query: {}, apiKey: 'k', form: 'text' })).rejects.toMatchObject({
-      code: 'LGW_UPSTREAM_ERROR',
-      status: 404,
-      message: 'No client 7',
-      upstreamCode: 'not_found',
-    });
+    const notFound = await client.getJson({ path: '/clients/7', query: {}, apiKey: 'k', form: 'bytes' }).catch((e: unknown) => e);
+    expect(notFound).toBeInstanceOf(GatewayError);
+    expect(notFound).toMatchObject({ code: 'LGW_UPSTREAM_ERROR', status: 404, message: 'No client 7 (Zoë)', upstreamCode: 'not_found' });
+    const down = await client.getJson({ path: '/clients/8', query: {}, apiKey: 'k', form: 'bytes' }).catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(GatewayError);
+    expect(down).toMatchObject({ code: 'LGW_UPSTREAM_ERROR', status: 503, message: 'No client 7 (Zoë)', upstreamCode: 'down', headers: { 'retry-after': '9' } });
   });
 });
 

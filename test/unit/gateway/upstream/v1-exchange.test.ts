@@ -1,11 +1,11 @@
-// One exchange with a real HTTP peer on undici's dispatcher: the body's chunks joined and decoded (a byte
-// order mark skipped at the start only), Retry-After read from a 429 or 503, a reply cut short refused,
-// the deadline ending a call that trickles or that waits for a connection, and once the text is taken, the
-// promise that gave it holds nothing of it.
+// One exchange with a real HTTP peer on undici's dispatcher: the body's chunks joined, its bytes as they
+// came and never decoded (a byte order mark skipped at the start only), Retry-After read from a 429 or 503,
+// a reply cut short refused, the deadline ending a call that trickles or that waits for a connection, and
+// once the body is taken, the promise that gave it holds nothing of it.
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exchange, V1DeadlineError } from '../../../../src/gateway/upstream/v1-exchange.js';
-import { liveHeapBytes } from '../../../helpers/collect-garbage.js';
+import { exchange, V1DeadlineError, type V1ExchangeReply } from '../../../../src/gateway/upstream/v1-exchange.js';
+import { isCollected } from '../../../helpers/collect-garbage.js';
 import { startRecordingUpstream, type RecordingUpstream, type UpstreamHandler } from '../../../helpers/recording-upstream.js';
 
 let upstream: RecordingUpstream | undefined;
@@ -36,17 +36,34 @@ describe('exchange', () => {
       setTimeout(() => res.end(bytes.subarray(cut)), 10);
     });
     const reply = await exchange(p, { method: 'POST', path: '/api/v1/payments', headers: { 'x-api-key': 'k' }, body: '{"a":1}' }, 5000);
-    expect([reply.status, reply.retryAfter, reply.text.take()]).toEqual([200, undefined, '{"name":"Zoë","city":"Köln"}']);
+    expect([reply.status, reply.retryAfter, reply.body.take()]).toEqual([200, undefined, Buffer.from('{"name":"Zoë","city":"Köln"}')]);
     expect(upstream!.received.map((r) => [r.method, r.url, r.headers['x-api-key'], r.body.toString()])).toEqual([['POST', '/api/v1/payments', 'k', '{"a":1}']]);
   });
 
-  it('skips a UTF-8 byte order mark at the start, and only there; an empty body is an empty text', async () => {
+  it('gives the bytes as they came, never decoded: bytes that are not UTF-8 pass through unchanged', async () => {
+    // A lone continuation byte, a truncated sequence and an overlong one: a decode would replace each.
+    const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0x80, 0xe2, 0x82, 0xc0, 0xaf, 0xff]), Buffer.from('é"}')]);
+    const p = await poolFor((_req, res) => {
+      res.writeHead(200);
+      res.write(bytes.subarray(0, 7));
+      setTimeout(() => res.end(bytes.subarray(7)), 10);
+    });
+    const body = (await exchange(p, get(), 5000)).body.take();
+    expect(body.equals(bytes)).toBe(true);
+  });
+
+  it('skips a UTF-8 byte order mark at the start, and only there; an empty body is no bytes', async () => {
     const p = await poolFor((req, res) => {
       res.writeHead(200);
-      res.end(req.url.endsWith('empty') ? '' : Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"\ufeff"}')]));
+      if (req.url.endsWith('empty')) res.end('');
+      else if (req.url.endsWith('twice')) res.end(Buffer.from([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x31]));
+      else if (req.url.endsWith('short')) res.end(Buffer.from([0xef, 0xbb]));
+      else res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"\ufeff"}')]));
     });
-    expect((await exchange(p, get(), 5000)).text.take()).toBe('{"a":"\ufeff"}');
-    expect((await exchange(p, get('/api/v1/empty'), 5000)).text.take()).toBe('');
+    expect((await exchange(p, get(), 5000)).body.take()).toEqual(Buffer.from('{"a":"\ufeff"}'));
+    expect((await exchange(p, get('/api/v1/twice'), 5000)).body.take()).toEqual(Buffer.from([0xef, 0xbb, 0xbf, 0x31]));
+    expect((await exchange(p, get('/api/v1/short'), 5000)).body.take()).toEqual(Buffer.from([0xef, 0xbb]));
+    expect((await exchange(p, get('/api/v1/empty'), 5000)).body.take()).toEqual(Buffer.alloc(0));
   });
 
   it('reads Retry-After (any case) from a 429 or a 503, and from no other status', async () => {
@@ -102,8 +119,7 @@ describe('exchange', () => {
     expect(upstream!.received.map((r) => r.url)).toEqual(['/api/v1/hold', '/api/v1/after']);
   });
 
-  it('once the text is taken, the promise that gave it, still held, keeps nothing of it', async () => {
-    // Under 1 MB: Node keeps a larger decoded text outside V8's heap, where the heap's size cannot see it.
+  it('once the body is taken, the promise that gave it, still held, keeps nothing of it', async () => {
     const size = 768 * 1024;
     const p = await poolFor((_req, res) => {
       res.writeHead(200, { 'content-length': String(size) });
@@ -112,10 +128,14 @@ describe('exchange', () => {
     });
     const call = exchange(p, get(), 5000);
     const reply = await call;
-    const holding = await liveHeapBytes();
-    expect(reply.text.take()).toHaveLength(size);
-    const after = await liveHeapBytes();
-    expect(holding - after).toBeGreaterThan(size * 0.9);
+    expect(await isCollected(takenAndWatched(reply, size))).toBe(true);
     expect(await call).toBe(reply);
   });
 });
+
+/** Takes the reply's body as its caller does, and watches it: no local of the test keeps it. */
+function takenAndWatched(reply: V1ExchangeReply, size: number): WeakRef<Buffer> {
+  const body = reply.body.take();
+  expect(body).toHaveLength(size);
+  return new WeakRef(body);
+}

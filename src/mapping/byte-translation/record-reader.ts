@@ -4,9 +4,8 @@
 // like any other). Nothing is copied out of the page here. Pure.
 //
 // The records of one page (and of the next pages) nearly always name their members in the same order, so
-// the reader expects each member's name to be the one the last record had in that place, and only reads
-// and looks up a name that is not. The expected name is compared as a slice: startsWith first asks whether
-// its argument is a regular expression, and cost twice as much per name.
+// the reader expects each member's name to be the one the last record had in that place, compared byte for
+// byte where it stands, and only decodes and looks up a name that is not.
 import { COPYABLE_STRING, JsonScanner } from './json-scan.js';
 
 /** The envelope, its data array and the record: the values a record holds are inside three. */
@@ -16,8 +15,13 @@ const REMEMBERED_PLACES = 256;
 /** A generation count kept well inside an Int32Array's range, then started again. */
 const LAST_GENERATION = 0x3fffffff;
 
-/** A copy of `text` of its own: a slice of the page would keep the whole page alive as long as it is kept. */
-const ownCopy = (text: string): string => text.split('').join('');
+/** Whether `expected`'s bytes are at `p`. */
+function spelledAt(bytes: Uint8Array, p: number, expected: Uint8Array): boolean {
+  const count = expected.length;
+  if (p + count > bytes.length) return false;
+  for (let i = 0; i < count; i++) if (bytes[p + i] !== expected[i]) return false;
+  return true;
+}
 
 export class RecordReader {
   /** Per v1 field read, in FieldPlans.sources' numbering: the generation of the last record that had it. */
@@ -31,7 +35,7 @@ export class RecordReader {
   readonly kindOf: Uint8Array;
   private generation = 0;
   /** For each member place: the name the last record had there, spelled `"name":`, and the field it is. */
-  private readonly expectedNames: string[] = [];
+  private readonly expectedNames: Uint8Array[] = [];
   private readonly expectedSources: number[] = [];
 
   constructor(private readonly sources: ReadonlyMap<string, number>) {
@@ -48,27 +52,27 @@ export class RecordReader {
     return this.seenIn[source] === this.generation;
   }
 
-  /** Reads the record whose `{` is at `p`: the position after it, or -1 where the text is not valid JSON. */
+  /** Reads the record whose `{` is at `p`: the position after it, or -1 where the bytes are not valid JSON. */
   read(scanner: JsonScanner, p: number): number {
     if (++this.generation === LAST_GENERATION) {
       this.seenIn.fill(0);
       this.generation = 1;
     }
-    const text = scanner.text;
+    const bytes = scanner.bytes;
     p = scanner.skipSpace(p + 1);
-    if (text.charCodeAt(p) === 0x7d) return p + 1;
+    if (scanner.at(p) === 0x7d) return p + 1;
     for (let place = 0; ; place++) {
       const nameAt = p;
       let source: number;
       const expected = this.expectedNames[place];
-      if (expected !== undefined && text.slice(p, p + expected.length) === expected) {
+      if (expected !== undefined && spelledAt(bytes, p, expected)) {
         source = this.expectedSources[place]!;
         p = scanner.skipSpace(p + expected.length);
       } else {
-        if (text.charCodeAt(p) !== 0x22 || !scanner.string(p)) return -1;
+        if (scanner.at(p) !== 0x22 || !scanner.string(p)) return -1;
         source = this.readName(scanner, p, place);
         p = scanner.skipSpace(scanner.end);
-        if (text.charCodeAt(p) !== 0x3a) return -1;
+        if (scanner.at(p) !== 0x3a) return -1;
         p = scanner.skipSpace(p + 1);
       }
       if (!scanner.value(p, RECORD_DEPTH)) return -1;
@@ -81,8 +85,8 @@ export class RecordReader {
       }
       // Whitespace after a value is rare: looked for only when no comma or brace follows at once.
       p = scanner.end;
-      let c = text.charCodeAt(p);
-      if (c !== 0x2c && c !== 0x7d) c = text.charCodeAt((p = scanner.skipSpace(p)));
+      let c = scanner.at(p);
+      if (c !== 0x2c && c !== 0x7d) c = scanner.at((p = scanner.skipSpace(p)));
       if (c === 0x7d) return p + 1;
       if (c !== 0x2c) return -1;
       p = scanner.skipSpace(p + 1);
@@ -91,14 +95,13 @@ export class RecordReader {
 
   /** The field a member name just scanned at `p` is (-1: none the view reads), remembered for its place. */
   private readName(scanner: JsonScanner, p: number, place: number): number {
-    const text = scanner.text;
     const end = scanner.end;
     const plain = scanner.kind === COPYABLE_STRING;
-    // A copyable name holds no escape: its value is its spelling between the quotes.
-    const name = plain ? text.slice(p + 1, end - 1) : (JSON.parse(text.slice(p, end)) as string);
-    const source = this.sources.get(name) ?? -1;
-    if (plain && place < REMEMBERED_PLACES && text.charCodeAt(end) === 0x3a) {
-      this.expectedNames[place] = ownCopy(text.slice(p, end + 1));
+    const source = this.sources.get(scanner.stringValue(p, end, scanner.kind)) ?? -1;
+    // Only a name spelled without escapes is remembered: another spelling of it is read as a new name.
+    if (plain && place < REMEMBERED_PLACES && scanner.at(end) === 0x3a) {
+      // A copy of its own: a view would keep the whole page alive as long as it is kept.
+      this.expectedNames[place] = new Uint8Array(scanner.bytes.subarray(p, end + 1));
       this.expectedSources[place] = source;
     }
     return source;

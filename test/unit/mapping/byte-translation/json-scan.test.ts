@@ -1,5 +1,5 @@
-// The scanner against JSON.parse: for any spelled value, and the same broken, it accepts a text exactly when
-// JSON.parse does, and the kind it gives is the value's.
+// The scanner against JSON.parse: for any spelled value, and the same broken, it accepts the value's UTF-8
+// bytes exactly when JSON.parse accepts those bytes decoded, and the kind it gives is the value's.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,16 +12,16 @@ import {
   NULL,
   OTHER_NUMBER,
   TRUE,
-} from '../../../../src/mapping/text-translation/json-scan.js';
-import { broken, lineSpace, spelledValue } from './page-text-arbitraries.js';
+} from '../../../../src/mapping/byte-translation/json-scan.js';
+import { broken, lineSpace, spelledValue } from './page-arbitraries.js';
 
-/** The kind of a whole text that is one value, or undefined when the scanner refuses it. */
-function scanned(text: string): number | undefined {
+/** The kind of the bytes of a whole text that is one value, or undefined when the scanner refuses them. */
+function scanned(bytes: Buffer): number | undefined {
   const scanner = new JsonScanner();
-  scanner.reset(text);
+  scanner.reset(bytes);
   const start = scanner.skipSpace(0);
   if (!scanner.value(start, 0)) return undefined;
-  return scanner.skipSpace(scanner.end) === text.length ? scanner.kind : undefined;
+  return scanner.skipSpace(scanner.end) === bytes.length ? scanner.kind : undefined;
 }
 
 function parses(text: string): { value: unknown } | undefined {
@@ -65,8 +65,11 @@ function expectKind(kind: number, text: string, value: unknown): void {
   }
 }
 
-function expectAsJsonParse(text: string): void {
-  const kind = scanned(text);
+/** `text` as UTF-8 (a lone surrogate becomes U+FFFD, as on the wire), against JSON.parse of those bytes decoded. */
+function expectAsJsonParse(written: string): void {
+  const bytes = Buffer.from(written);
+  const text = bytes.toString();
+  const kind = scanned(bytes);
   const parsed = parses(text);
   expect(kind !== undefined, JSON.stringify(text)).toBe(parsed !== undefined);
   if (kind !== undefined && parsed) expectKind(kind, text, parsed.value);
@@ -93,7 +96,7 @@ describe('JsonScanner', () => {
   it('refuses values nested deeper than it follows, which JSON.parse accepts', () => {
     const deep = `${'['.repeat(100)}${']'.repeat(100)}`;
     expect(parses(deep)).toBeDefined();
-    expect(scanned(deep)).toBeUndefined();
-    expect(scanned(`${'['.repeat(60)}${']'.repeat(60)}`)).toBe(NESTED);
+    expect(scanned(Buffer.from(deep))).toBeUndefined();
+    expect(scanned(Buffer.from(`${'['.repeat(60)}${']'.repeat(60)}`))).toBe(NESTED);
   });
 });

@@ -1,23 +1,23 @@
-// What the text translation writes for each field of a view, worked out once from the mapping: the
+// What the byte translation writes for each field of a view, worked out once from the mapping: the
 // fields in the order JSON.stringify writes the record the engine builds, the v1 field each reads, and the
-// constant pieces (the member's name, its text when v1 has no such field, its text for null). A view the
-// translation does not cover gives no plan. Pure.
+// constant pieces as UTF-8 (the member's name, its bytes when v1 has no such field, its value for null). A
+// view the translation does not cover gives no plan. Pure.
 import { toLegacyValue, type NullPolicy, type ValueFormat } from '../legacy-value.js';
 import type { FieldSpec } from '../record-schema.js';
 
 export interface FieldPlan {
   /** Nothing before the first member, `,` before the others. */
-  readonly separator: string;
+  readonly separator: Buffer;
   /** The separator and the member's name with its colon: `,"first_name":`. */
-  readonly prefix: string;
+  readonly prefix: Buffer;
   /** The index of the v1 field it reads, in FieldPlans.sources. */
   readonly source: number;
   readonly format: ValueFormat;
   readonly nulls: NullPolicy;
   /** The whole member (prefix included) when the v1 record has no such field: its default, formatted. */
-  readonly whenMissing: string;
-  /** The value's text when v1 sends null. */
-  readonly whenNull: string;
+  readonly whenMissing: Buffer;
+  /** The value's JSON when v1 sends null. */
+  readonly whenNull: Buffer;
   /**
    * Whether v1's own member can be copied as it is when its value is a copyable string (or null that stays
    * null): a text field read under its own name, a name JSON.stringify writes without escapes.
@@ -25,7 +25,7 @@ export interface FieldPlan {
   readonly copiesMember: boolean;
   /** Whether v1's member with null may be copied too (null stays null). */
   readonly copiesNull: boolean;
-  /** The length of `"name":`, so that a copied member can be told to be written without whitespace. */
+  /** The length in bytes of `"name":`, so that a copied member can be told to be written without whitespace. */
   readonly nameLength: number;
 }
 
@@ -72,16 +72,16 @@ export function planFields(fields: readonly FieldSpec[], nulls: NullPolicy, also
     const whenNull = JSON.stringify(toLegacyValue(null, format, policy));
     const copiesMember = format === 'text' && from === spec.name && name === `"${spec.name}"`;
     return {
-      separator,
-      prefix,
+      separator: Buffer.from(separator),
+      prefix: Buffer.from(prefix),
       source: sourceOf(from),
       format,
       nulls: policy,
-      whenMissing: prefix + JSON.stringify(toLegacyValue(spec.default, format, policy)),
-      whenNull,
+      whenMissing: Buffer.from(prefix + JSON.stringify(toLegacyValue(spec.default, format, policy))),
+      whenNull: Buffer.from(whenNull),
       copiesMember,
       copiesNull: copiesMember && whenNull === 'null',
-      nameLength: name.length + 1,
+      nameLength: Buffer.byteLength(name) + 1,
     };
   });
   if (alsoRead !== undefined) sourceOf(alsoRead);

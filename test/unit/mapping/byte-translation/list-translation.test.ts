@@ -1,8 +1,8 @@
-// The list read translated from text against the engine's list read of the same text (JSON.parse in the
-// port, asV1List, the compiled records, listReplyText): for every page, the translation declines or writes
-// exactly the engine's text, and it declines every page the engine refuses. Over every shipped list
-// mapping and random views, on random page texts (every spelling JSON allows) and the same texts broken;
-// and it does not decline the ordinary pages.
+// The list read translated from bytes against the engine's list read of the same bytes decoded (JSON.parse
+// in the port, asV1List, the compiled records, listReplyText): for every page, the translation declines or
+// writes exactly the UTF-8 of the engine's text, and it declines every page the engine refuses. Over every
+// shipped list mapping and random views, on random pages (every spelling JSON allows, as UTF-8), the same
+// broken, and the same with bytes that are not UTF-8; and it does not decline the ordinary pages.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -12,10 +12,10 @@ import { loadMappingDirectorySync } from '../../../../src/gateway/loaders/mappin
 import type { FieldSpec } from '../../../../src/mapping/record-schema.js';
 import { compileMapping, runMappingText, type CompiledMapping } from '../../../../src/mapping/run.js';
 import type { ListMapping } from '../../../../src/mapping/schema.js';
-import { compileListTextTranslation, type ListTextTranslation } from '../../../../src/mapping/text-translation/list-translation.js';
+import { compileListByteTranslation, type ListByteTranslation } from '../../../../src/mapping/byte-translation/list-translation.js';
 import { handOff } from '../../../../src/shared/hand-off.js';
 import { fieldSpec, sourceNames } from '../v1-arbitraries.js';
-import { broken, spelledPage, type SpelledPage } from './page-text-arbitraries.js';
+import { broken, spelledPage, type SpelledPage } from './page-arbitraries.js';
 
 const MAPPINGS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'mappings');
 const shipped = [...loadMappingDirectorySync(MAPPINGS).reads.values()];
@@ -31,26 +31,33 @@ async function engineRead(compiled: CompiledMapping, text: string, accountTimezo
       { segments: ['0', '10'], query: [] },
       { v1Get: async () => handOff(JSON.parse(text)), accountTimezone, staticRecords: () => undefined },
     );
-    return { text: reply.take() };
+    return { text: reply.take().toString() };
   } catch {
     return { refused: true };
   }
 }
 
 /** One mapping's two reads, the translation compiled once and reused from page to page as the gateway would. */
-function both(mapping: ListMapping): { compiled: CompiledMapping; translate: ListTextTranslation } {
-  const translate = compileListTextTranslation(mapping);
+function both(mapping: ListMapping): { compiled: CompiledMapping; translate: ListByteTranslation } {
+  const translate = compileListByteTranslation(mapping);
   if (!translate) throw new Error(`${mapping.method}: not translated`);
   return { compiled: compileMapping(mapping), translate };
 }
 
-/** Whether the translation wrote the page (true) or declined it (false); fails if it differs from the engine. */
-async function expectSameOrDeclined(reads: ReturnType<typeof both>, text: string, accountTimezone: string | undefined): Promise<boolean> {
+/**
+ * Whether the translation wrote the page (true) or declined it (false); fails if it differs from the engine
+ * reading the page decoded. A string page is sent as its UTF-8 (a lone surrogate as U+FFFD).
+ */
+async function expectSameOrDeclined(reads: ReturnType<typeof both>, page: string | Buffer, accountTimezone: string | undefined): Promise<boolean> {
+  const bytes = typeof page === 'string' ? Buffer.from(page) : page;
+  const text = bytes.toString('utf8');
   const engine = await engineRead(reads.compiled, text, accountTimezone);
-  const translated = reads.translate(text, accountTimezone);
+  const translated = reads.translate(bytes, accountTimezone);
   if (translated === undefined) return false;
-  expect(engine, JSON.stringify(text)).toEqual({ text: translated.text });
-  expect(String(translated.total)).toBe((JSON.parse(translated.text) as { total: string }).total);
+  expect(engine, JSON.stringify(text)).toEqual({ text: translated.bytes.toString('utf8') });
+  if (!('text' in engine)) return true;
+  expect(translated.bytes.equals(Buffer.from(engine.text)), JSON.stringify(text)).toBe(true);
+  expect(String(translated.total)).toBe((JSON.parse(engine.text) as { total: string }).total);
   return true;
 }
 
@@ -58,8 +65,8 @@ const accountTimezone = fc.constantFrom(undefined, 'Europe/Paris', 'a"b\\c\u2028
 
 /**
  * Counts of translated and declined pages, so that a property cannot pass by declining everything. Up to
- * about half the random pages are ones the engine refuses or that are declined by rule (data named twice,
- * line breaks); at least a third of all must be written.
+ * about half the random pages are ones the engine refuses or that are declined by rule (data named twice);
+ * at least a third of all must be written.
  */
 function tally(): { written: number; declined: number; note(written: boolean): void } {
   const counts = {
@@ -73,36 +80,33 @@ function tally(): { written: number; declined: number; note(written: boolean): v
   return counts;
 }
 
-/**
- * Valid pages: the translation may decline one only when the engine refuses it, it names `data` twice, or
- * it has line breaks (pretty-printed pages are left to the engine).
- */
+/** Valid pages: the translation may decline one only when the engine refuses it, or it names `data` twice. */
 async function checkPage(reads: ReturnType<typeof both>, page: SpelledPage, zone: string | undefined): Promise<boolean> {
   const written = await expectSameOrDeclined(reads, page.text, zone);
-  if (!written && page.dataMembers === 1 && !page.text.includes('\n')) {
-    expect(await engineRead(reads.compiled, page.text, zone), JSON.stringify(page.text)).toEqual({ refused: true });
+  if (!written && page.dataMembers === 1) {
+    expect(await engineRead(reads.compiled, Buffer.from(page.text).toString(), zone), JSON.stringify(page.text)).toEqual({ refused: true });
   }
   return written;
 }
 
-describe('compileListTextTranslation: the mappings it covers', () => {
+describe('compileListByteTranslation: the mappings it covers', () => {
   it('covers every shipped list mapping', () => {
     expect(lists.map((m) => m.method).sort()).toEqual(['clients', 'practitioners', 'services', 'sessions', 'staffs']);
-    for (const mapping of lists) expect(compileListTextTranslation(mapping), mapping.method).toBeDefined();
+    for (const mapping of lists) expect(compileListByteTranslation(mapping), mapping.method).toBeDefined();
   });
 
   it('declines the other kinds', () => {
-    for (const mapping of shipped.filter((m) => m.kind !== 'list')) expect(compileListTextTranslation(mapping), mapping.method).toBeUndefined();
+    for (const mapping of shipped.filter((m) => m.kind !== 'list')) expect(compileListByteTranslation(mapping), mapping.method).toBeUndefined();
   });
 
   it('declines a view with a derive template', () => {
     const clients = lists.find((m) => m.method === 'clients')!;
     const fields: FieldSpec[] = [...clients.record.fields, { name: 'full_name', derive: { template: '{first_name} {last_name}' } }];
-    expect(compileListTextTranslation({ ...clients, record: { ...clients.record, fields } })).toBeUndefined();
+    expect(compileListByteTranslation({ ...clients, record: { ...clients.record, fields } })).toBeUndefined();
   });
 });
 
-describe('compileListTextTranslation: the ordinary pages', () => {
+describe('compileListByteTranslation: the ordinary pages', () => {
   it.each(lists.map((m) => [m.method, m] as const))('%s: translates the bench pages of 0 to 1000 records, as the engine writes them', async (_method, mapping) => {
     const reads = both(mapping);
     for (const make of [client, practitioner]) {
@@ -114,7 +118,7 @@ describe('compileListTextTranslation: the ordinary pages', () => {
   });
 });
 
-describe('compileListTextTranslation: random pages, every shipped list mapping', () => {
+describe('compileListByteTranslation: random pages, every shipped list mapping', () => {
   it.each(lists.map((m) => [m.method, m] as const))('%s: the engine text, or declined where the engine refuses', async (_method, mapping) => {
     const reads = both(mapping);
     const names = sourceNames(mapping.record.fields);
@@ -142,7 +146,7 @@ describe('compileListTextTranslation: random pages, every shipped list mapping',
   });
 });
 
-describe('compileListTextTranslation: random views', () => {
+describe('compileListByteTranslation: random views', () => {
   const views = fc.record({
     fields: fc.array(fieldSpec.filter((f) => !f.derive), { minLength: 1, maxLength: 8 }),
     nulls: fc.constantFrom('keep' as const, 'empty' as const),
@@ -182,14 +186,14 @@ describe('compileListTextTranslation: random views', () => {
   it('declines at compile time exactly the views with a derive template', () => {
     fc.assert(
       fc.property(fc.array(fieldSpec, { minLength: 1, maxLength: 6 }), (fields) => {
-        const translate = compileListTextTranslation(mappingOf({ fields, nulls: 'keep', timezone: undefined }));
+        const translate = compileListByteTranslation(mappingOf({ fields, nulls: 'keep', timezone: undefined }));
         expect(translate === undefined).toBe(fields.some((f) => f.derive !== undefined));
       }),
     );
   });
 });
 
-describe('compileListTextTranslation: chosen pages', () => {
+describe('compileListByteTranslation: chosen pages', () => {
   const clients = both(lists.find((m) => m.method === 'clients')!);
   const sessions = both(lists.find((m) => m.method === 'sessions')!);
   const page = (data: string, extra = '') => `{"object":"list","total":2,"has_more":false,${extra}"data":${data}}`;
@@ -232,16 +236,56 @@ describe('compileListTextTranslation: chosen pages', () => {
     ['not an object', '[]'],
   ])('declines a page the engine refuses: %s', async (_what, text) => {
     expect(await engineRead(clients.compiled, text, undefined)).toEqual({ refused: true });
-    expect(clients.translate(text, undefined)).toBeUndefined();
+    expect(clients.translate(Buffer.from(text), undefined)).toBeUndefined();
   });
 
-  it('declines a page naming data twice, values nested too deep and a pretty-printed page, which the engine reads', async () => {
+  it('declines a page naming data twice and values nested too deep, which the engine reads', async () => {
     const twice = '{"total":1,"has_more":true,"data":[{"id":1}],"data":[{"id":2}]}';
     const deep = page(`[{"id":1,"x":${'['.repeat(80)}${']'.repeat(80)}}]`);
-    const pretty = JSON.stringify(JSON.parse(page('[{"id":1,"email":"a"}]')), null, 2);
-    for (const text of [twice, deep, pretty]) {
+    for (const text of [twice, deep]) {
       expect(await engineRead(clients.compiled, text, undefined)).toHaveProperty('text');
-      expect(clients.translate(text, undefined)).toBeUndefined();
+      expect(clients.translate(Buffer.from(text), undefined)).toBeUndefined();
     }
+  });
+
+  it('writes a pretty-printed page as the engine does', async () => {
+    const pretty = JSON.stringify(JSON.parse(page('[{"id":1,"email":"a","first_name":"Zoë"},{"id":2}]')), null, 2);
+    expect(await expectSameOrDeclined(clients, pretty, undefined)).toBe(true);
+  });
+
+  it.each([
+    ['a lone continuation byte', [0x80]],
+    ['an overlong slash', [0xc0, 0xaf]],
+    ['a surrogate encoded', [0xed, 0xa0, 0x80]],
+    ['a truncated sequence', [0xe2, 0x82]],
+    ['a byte never in UTF-8', [0xff]],
+  ])('declines a page with %s in a value, which the engine reads with U+FFFD', async (_what, bad) => {
+    const [before, after] = page('[{"id":1,"first_name":"A|B"}]').split('|');
+    const bytes = Buffer.concat([Buffer.from(before!), Buffer.from(bad), Buffer.from(after!)]);
+    expect(clients.translate(bytes, undefined)).toBeUndefined();
+    expect(await engineRead(clients.compiled, bytes.toString(), undefined)).toEqual({
+      text: expect.stringContaining('"first_name":"A\ufffd') as unknown as string,
+    });
+  });
+});
+
+describe('compileListByteTranslation: pages that are not UTF-8', () => {
+  /** Bytes no UTF-8 decoder accepts as they are: stray continuations, overlong forms, surrogates, cut sequences. */
+  const notUtf8 = fc.constantFrom([0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xed, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xfe], [0xff]);
+  const clients = both(lists.find((m) => m.method === 'clients')!);
+
+  it('declines every page holding bytes that are not UTF-8, anywhere', async () => {
+    const cases = spelledPage(sourceNames(clients.compiled.mapping.record.fields)).chain((spelled) => {
+      const bytes = Buffer.from(spelled.text);
+      return fc.tuple(fc.constant(bytes), fc.integer({ min: 0, max: bytes.length }), notUtf8);
+    });
+    await fc.assert(
+      fc.asyncProperty(cases, async ([bytes, at, bad]) => {
+        const page = Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]);
+        expect(clients.translate(page, undefined)).toBeUndefined();
+        return true;
+      }),
+      { numRuns: 300 },
+    );
   });
 });
