@@ -2,8 +2,8 @@
 // (state/cache-key.ts) of the API key, the v1 URL and the key's write generation of the resource read.
 import { cacheKey } from '../state/cache-key.js';
 import type { V1GetRequest } from './v1-client.js';
+import { v1Search } from './v1-url.js';
 
 export function requestKey(request: Pick<V1GetRequest, 'apiKey' | 'path' | 'query' | 'generation'>): string {
-  const search = new URLSearchParams(request.query).toString();
-  return cacheKey(request.apiKey, `${request.path}?${search}`, request.generation?.token ?? '');
+  return cacheKey(request.apiKey, `${request.path}?${v1Search(request.query)}`, request.generation?.token ?? '');
 }

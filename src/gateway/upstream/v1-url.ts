@@ -30,6 +30,21 @@ export function v1RequestPath(target: V1Target, path: string, query: Record<stri
     throw new GatewayError('LGW_BAD_REQUEST', 'the call does not translate to a valid v1 path');
   }
   const full = `${target.apiPrefix}${path}`;
-  const search = new URLSearchParams(query).toString();
+  const search = v1Search(query);
   return search === '' ? full : `${full}?${search}`;
+}
+
+/** What URLSearchParams writes as it is (the form encoding's safe set): letters, digits, `*-._`. */
+const WRITTEN_AS_IS = /^[A-Za-z0-9*\-._]*$/;
+
+/** A v1 call's query string, exactly as URLSearchParams writes it; the names and values v1 calls carry
+ * (paging numbers, plain words) are joined as they are, without building one per call. */
+export function v1Search(query: Record<string, string>): string {
+  let search = '';
+  for (const name of Object.keys(query)) {
+    const value = query[name]!;
+    if (!WRITTEN_AS_IS.test(name) || !WRITTEN_AS_IS.test(value)) return new URLSearchParams(query).toString();
+    search += search === '' ? `${name}=${value}` : `&${name}=${value}`;
+  }
+  return search;
 }

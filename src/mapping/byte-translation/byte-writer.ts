@@ -4,21 +4,23 @@
 // the socket's flattening of the headers and the body), all in the young generation. Pure; one reply at a
 // time.
 
-/** What the buffer starts at, and what it goes back to after a larger reply, so that one 1000-record page
- * does not keep its size for good. */
-const KEPT_SIZE = 64 * 1024;
+/** What the buffer starts at. */
+const FIRST_SIZE = 64 * 1024;
+/** The largest it is kept at between replies: the replies of the largest pages (1000 records) are written
+ * without growing it each time, and a larger one does not keep its size for good. */
+const KEPT_SIZE = 1024 * 1024;
 
 /** Copies shorter than this are a loop; longer ones a native copy (whose call costs more than a short loop). */
 const NATIVE_COPY_FROM = 64;
 
 export class ByteWriter {
-  private buffer = Buffer.allocUnsafe(KEPT_SIZE);
+  private buffer = Buffer.allocUnsafe(FIRST_SIZE);
   private length = 0;
 
   /** Starts a new reply. */
   reset(): void {
     this.length = 0;
-    if (this.buffer.length > KEPT_SIZE) this.buffer = Buffer.allocUnsafe(KEPT_SIZE);
+    if (this.buffer.length > KEPT_SIZE) this.buffer = Buffer.allocUnsafe(FIRST_SIZE);
   }
 
   private room(bytes: number): Buffer {

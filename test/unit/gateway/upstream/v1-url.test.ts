@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { apiKeyOf, queryMayHoldApiKey, withoutApiKeyParam } from '../../../../src/gateway/edge/api-key.js';
-import { v1RequestPath, v1Target } from '../../../../src/gateway/upstream/v1-url.js';
+import { v1RequestPath, v1Search, v1Target } from '../../../../src/gateway/upstream/v1-url.js';
 
 const target = v1Target('https://svc.example.com/base');
 
@@ -59,6 +59,27 @@ describe('v1RequestPath', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('v1Search', () => {
+  const plain = fc.stringMatching(/^[A-Za-z0-9*._-]{0,8}$/);
+  const anyText = fc.oneof(plain, fc.string(), fc.string({ unit: 'grapheme' }), fc.constantFrom(' ', '+', '&', '=', '%', '~', "!'()", '\ud800', 'é'));
+  const names = fc.oneof(plain, anyText, fc.constantFrom('__proto__', 'constructor', '0', '10', '-1'));
+
+  it('writes any query exactly as URLSearchParams does, in the same order', () => {
+    fc.assert(
+      fc.property(fc.dictionary(names, fc.oneof(plain, anyText), { maxKeys: 6 }), (query) => {
+        expect(v1Search(query)).toBe(new URLSearchParams(query).toString());
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('joins plain names and values as they are', () => {
+    expect(v1Search({ offset: '20', limit: '100', status: 'active', 'a*b': 'x-y.z_' })).toBe('offset=20&limit=100&status=active&a*b=x-y.z_');
+    expect(v1Search({})).toBe('');
+    expect(v1Search({ q: 'a b', offset: '0' })).toBe('q=a+b&offset=0');
   });
 });
 
