@@ -16,7 +16,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Mapping } from '../schema.js';
 import { ByteWriter } from './byte-writer.js';
 import { planFields, type FieldPlan } from './field-plan.js';
-import { ESCAPED_STRING, COPYABLE_STRING, FALSE, INTEGER, JsonScanner, OTHER_NUMBER, TRUE } from './json-scan.js';
+import { COPYABLE_STRING, ESCAPED_STRING, FALSE, INTEGER, JsonScanner, OTHER_NUMBER, TRUE } from './json-scan.js';
 import { RecordReader } from './record-reader.js';
 import { writeRecord } from './record-bytes.js';
 
@@ -51,6 +51,9 @@ interface PageReading {
 
 /** One buffer for every translation's reply: a translation runs whole, synchronously, one at a time. */
 const out = new ByteWriter();
+/** What closes the reply after its records. */
+const CLOSE = Buffer.from(']}');
+const EMPTY_PAGE = Buffer.alloc(0);
 
 /** The string value of the first record's timezone field, as the engine's timezoneOf reads it. */
 function timezoneOf(reading: PageReading): string | undefined {
@@ -152,6 +155,3 @@ export function compileListByteTranslation(mapping: Mapping): ListByteTranslatio
     return { total, bytes: out.finish(`{"status":"success","total":"${String(total)}",${zone}"response":[`, CLOSE) };
   };
 }
-
-const EMPTY_PAGE = Buffer.alloc(0);
-const CLOSE = Buffer.from(']}');
