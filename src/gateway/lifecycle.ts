@@ -11,6 +11,7 @@ import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, legacyFailure } from '../shared/errors.js';
 import { maybeContextOf } from './edge/request-context.js';
+import { InFlightList } from './in-flight-list.js';
 
 export interface RequestLifecycle {
   /** Called by the listener for every request it receives. */
@@ -63,8 +64,8 @@ function closeAfterReply(t: Tracked): void {
 }
 
 class Lifecycle implements RequestLifecycle {
-  private readonly tracked = new Map<IncomingMessage, Tracked>();
-  private readonly held = new Set<Promise<unknown>>();
+  private readonly tracked = new InFlightList<Tracked>();
+  private readonly held = new InFlightList<Promise<unknown>>();
   private isDraining = false;
   private finishedDuringDrain = 0;
   private onSettled: (() => void) | undefined;
@@ -74,23 +75,24 @@ class Lifecycle implements RequestLifecycle {
 
   track(req: IncomingMessage, res: ServerResponse): void {
     const t: Tracked = { req, res, mustFinish: false };
-    this.tracked.set(req, t);
+    const entry = this.tracked.add(t);
     if (this.isDraining) closeAfterReply(t);
     res.once('close', () => {
-      this.tracked.delete(req);
+      this.tracked.remove(entry);
       this.settledOne();
     });
   }
 
   mustFinish(req: IncomingMessage): void {
-    const t = this.tracked.get(req);
+    // A walk of the requests in flight: once per payment, over what is in flight.
+    const t = this.tracked.find((tracked) => tracked.req === req);
     if (t) t.mustFinish = true;
   }
 
   holdUntilDone<T>(work: Promise<T>): Promise<T> {
-    this.held.add(work);
+    const entry = this.held.add(work);
     const release = (): void => {
-      this.held.delete(work);
+      this.held.remove(entry);
       this.settledOne();
     };
     work.then(release, release);
@@ -152,13 +154,13 @@ class Lifecycle implements RequestLifecycle {
     clearTimeout(timer);
     if (first === 'idle') return { cutOff: 0, waitedPastDeadline: 0 };
     let cutOff = 0;
-    for (const t of [...this.tracked.values()]) {
+    for (const t of this.tracked.values()) {
       if (t.mustFinish) continue;
       cutOff++;
       answerShuttingDown(t);
     }
     server.closeIdleConnections();
-    const mustFinish = (): Tracked[] => [...this.tracked.values()].filter((t) => t.mustFinish);
+    const mustFinish = (): Tracked[] => this.tracked.values().filter((t) => t.mustFinish);
     const waitedPastDeadline = mustFinish().length + this.held.size;
     await this.until(() => mustFinish().length === 0 && this.held.size === 0);
     return { cutOff, waitedPastDeadline };
