@@ -15,7 +15,9 @@ export interface SingleFlightTransport extends V1Transport {
 }
 
 interface Flight {
-  call: Promise<V1Json>;
+  /** The call, until it settles: let go then, so that a flight the Map's replaced tables still hold
+   * (in-flight-list.ts) keeps no reply alive. */
+  call: Promise<V1Json> | undefined;
   /** Callers that have not yet been given their reply. */
   waiting: number;
   /** The reply's body once taken for several callers, until the last of them has its copy. */
@@ -31,18 +33,23 @@ export function withSingleFlight(inner: V1Transport): SingleFlightTransport {
     getJson(request: V1GetRequest): Promise<V1Json> {
       const key = flightKey(request);
       let flight = pending.get(key);
-      if (!flight) {
-        const started: Flight = { call: inner.getJson(request), waiting: 0, payload: undefined };
+      let call = flight?.call;
+      if (!flight || !call) {
+        call = inner.getJson(request);
+        const started: Flight = { call, waiting: 0, payload: undefined };
         // Registered before any caller's reaction, so it runs first: nobody joins a settled call, and every
         // caller's reaction sees how many callers share the reply.
-        const settled = () => pending.delete(key);
-        started.call.then(settled, settled);
+        const settled = (): void => {
+          pending.delete(key);
+          started.call = undefined;
+        };
+        call.then(settled, settled);
         pending.set(key, started);
         flight = started;
       }
       const joined = flight;
       joined.waiting++;
-      return joined.call.then((reply) => {
+      return call.then((reply) => {
         joined.waiting--;
         if (joined.payload === undefined) {
           if (joined.waiting === 0) return reply;
