@@ -38,7 +38,7 @@ export interface LegacyCall {
 export interface EngineDeps {
   v1Get: V1Get;
   /** A GET whose reply's bytes are given as they came; absent, every read goes through `v1Get`. */
-  v1GetBytes?: V1GetBytes;
+  v1GetBytes?: V1GetBytes | undefined;
   accountTimezone: string | undefined;
   /** Records of an operator-supplied file, by setting name; undefined when the setting is unset. */
   staticRecords: (setting: string) => readonly V1Record[] | undefined;
