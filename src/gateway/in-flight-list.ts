@@ -1,10 +1,10 @@
 // The requests (or pieces of work) in flight right now: a doubly linked list whose entries are taken out
 // when done. Not a Map or a Set of the entries: with the drain's tracking in a Map, an uncached read
-// promoted twice what it does without (2.8 against 1.3 KB per read, `--trace-gc-nvp`), whatever the
-// concurrency (10 or 50) or the young generation's size (4 or 8 MB), so the collector copied and promoted
-// that much more. V8 replaces a Map's table by a new one as entries come and go, and the table it leaves
-// keeps what it held; one left in the old generation keeps those requests alive through every young
-// collection until the next full one. An entry taken out of this list points at nothing.
+// promoted twice as much to the old generation, whatever the concurrency or the young generation's size
+// (the commit that made this list has the figures). V8 replaces a Map's table by a new one as entries come
+// and go, and the table it leaves keeps what it held; one left in the old generation keeps those requests
+// alive through every young collection until the next full one. An entry taken out of this list points at
+// nothing.
 
 /** One entry of the list; `remove` takes it out. */
 export interface InFlightEntry<T> {
