@@ -5,7 +5,8 @@
 // UPSTREAM_URL, or the one the caller composes in (the serve command's embedded sandbox): this module
 // never starts or imports the sandbox.
 import { closeSync, mkdirSync, openSync } from 'node:fs';
-import http from 'node:http';
+import type { RequestListener, Server } from 'node:http';
+import { http } from './node-http.js';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -34,7 +35,7 @@ export interface RunningGateway {
   port: number;
   /** Base URL of the v1 upstream in use. */
   upstreamUrl: string;
-  server: http.Server;
+  server: Server;
   logger: Logger;
   /** Stops accepting, lets requests in flight finish (up to the shutdown timeout), then frees everything. */
   close(): Promise<void>;
@@ -127,7 +128,7 @@ function mappingReloads(
   return reloads;
 }
 
-function createServer(config: GatewayConfig, listener: http.RequestListener): http.Server {
+function createServer(config: GatewayConfig, listener: RequestListener): Server {
   const server = http.createServer(
     {
       // Timeouts for a proxy facing the internet: slow senders cannot hold sockets for ever.
@@ -146,7 +147,7 @@ function createServer(config: GatewayConfig, listener: http.RequestListener): ht
   return server;
 }
 
-function listen(server: http.Server, config: GatewayConfig): Promise<number> {
+function listen(server: Server, config: GatewayConfig): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -158,7 +159,7 @@ function listen(server: http.Server, config: GatewayConfig): Promise<number> {
 
 /** Everything close() must free, in the order it frees it. */
 interface Resources {
-  server: http.Server;
+  server: Server;
   lifecycle: RequestLifecycle;
   composed: ComposedGateway;
   recorder: Recorder | undefined;

@@ -2,7 +2,8 @@
 // fingerprint, JSON: state/usage-tracker.ts, docs/usage.md) on METRICS_PORT, a listener of its own: the
 // public port never publishes either, so a DNS-swapped gateway does not expose them to the internet. It
 // answers nothing else, and never writes a request value into its reply.
-import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { http } from '../node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { UsageReport } from '../state/usage-tracker.js';
@@ -22,7 +23,7 @@ export interface MetricsServerOptions {
 }
 
 /** GET /usage: the report as JSON; 503 when the shared store cannot be read (Redis down). */
-function serveUsage(usage: { report(): Promise<UsageReport> }, req: http.IncomingMessage, res: http.ServerResponse): void {
+function serveUsage(usage: { report(): Promise<UsageReport> }, req: IncomingMessage, res: ServerResponse): void {
   usage.report().then(
     (report) => {
       const text = `${JSON.stringify(report)}\n`;

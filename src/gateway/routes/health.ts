@@ -4,9 +4,9 @@
 // every call would answer the same (503, saying so).
 // Redis (REDIS_URL) is named in the body but never makes /readyz fail: reads go on without it, and keyed
 // payments are refused by their store, so taking every replica out of the balancer would only add an outage.
-import { request } from 'undici';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeJson } from '../edge/write-json.js';
+import { Pool, requestOn } from '../upstream/undici-parts.js';
 
 export interface ReadinessDeps {
   upstreamUrl: string;
@@ -45,10 +45,15 @@ async function isUnknownResource(body: { text(): Promise<string>; dump(): Promis
 export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
   let last: { at: number; state: UpstreamState } | undefined;
   let pending: Promise<UpstreamState> | undefined;
+  const target = new URL(`${deps.upstreamUrl}/api/v1`);
+  // One connection, made on the first probe; idle, it does not keep the process alive.
+  let pool: Pool | undefined;
 
   async function probe(): Promise<UpstreamState> {
     try {
-      const res = await request(`${deps.upstreamUrl}/api/v1`, {
+      pool ??= new Pool(target.origin, { connections: 1 });
+      const res = await requestOn(pool, {
+        path: `${target.pathname}${target.search}`,
         method: 'GET',
         headersTimeout: Math.min(deps.timeoutMs, 3000),
         bodyTimeout: Math.min(deps.timeoutMs, 3000),

@@ -14,7 +14,7 @@
 // load, and would put its own error replies and header rules between the caller and v1.
 import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, undiciErrors } from '../upstream/undici-parts.js';
 import { v1CallWrites } from '../../mapping/resources-touched.js';
 import { GatewayError, badRequest } from '../../shared/errors.js';
 import { withoutApiKeyParam } from '../edge/api-key.js';

@@ -4,7 +4,7 @@
 // and never puts the API key anywhere but the header.
 // close() lets the calls in flight finish; close({ abandon: true }) (the close after a shutdown drain)
 // closes their sockets at once, and every call then fails fast with LGW_NOT_READY, which is never retried.
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool, undiciErrors } from './undici-parts.js';
 import { GatewayError } from '../../shared/errors.js';
 import { handOff, type HandOff } from '../../shared/hand-off.js';
 import type { V1CallTracer } from '../tracing/types.js';
