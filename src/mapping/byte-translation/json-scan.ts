@@ -34,14 +34,14 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 
 /** JSON's whitespace: space, tab, line feed, carriage return (not every character String.trim removes). */
-export const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** The characters that may follow a backslash, besides `u`: `" \ / b f n r t`. */
 const isShortEscape = (c: number): boolean =>
   c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74;
 
 /** Whether `word`'s bytes are at `p`. */
-function spells(bytes: Uint8Array, p: number, word: Uint8Array): boolean {
+export function spells(bytes: Uint8Array, p: number, word: Uint8Array): boolean {
   if (p + word.length > bytes.length) return false;
   for (let i = 0; i < word.length; i++) if (bytes[p + i] !== word[i]) return false;
   return true;
@@ -199,6 +199,12 @@ export class JsonScanner {
       if (c !== 0x2c) return false;
       p = this.skipSpace(p + 1);
     }
+  }
+
+  /** The value of the number scanned from `p` to `end`: its bytes are ASCII, and Number() reads JSON's
+   * number spellings as JSON.parse does. */
+  numberValue(p: number, end: number): number {
+    return Number(this.bytes.toString('latin1', p, end));
   }
 
   /** The value of the string scanned from `p` to `end` (its quotes included). */

@@ -96,8 +96,7 @@ function readMember(reading: PageReading, name: string, p: number, envelope: Env
   if (!scanner.value(p, 1)) return -1;
   const kind = scanner.kind;
   if (name === 'total') {
-    // A number's bytes are ASCII; Number() reads JSON's number spellings as JSON.parse does.
-    envelope.total = kind === INTEGER || kind === OTHER_NUMBER ? Number(scanner.bytes.toString('latin1', p, scanner.end)) : undefined;
+    envelope.total = kind === INTEGER || kind === OTHER_NUMBER ? scanner.numberValue(p, scanner.end) : undefined;
   } else if (name === 'has_more') envelope.hasMore = kind === TRUE || kind === FALSE;
   return scanner.end;
 }

@@ -57,8 +57,7 @@ function writeValue(out: ByteWriter, scanner: JsonScanner, field: FieldPlan, val
   if (field.format === 'money') {
     // toLegacyValue's money rule without its JSON.stringify: two decimals, or the value as text, need no escape.
     if (kind === INTEGER || kind === OTHER_NUMBER) {
-      // A number's bytes are ASCII; Number() reads JSON's number spellings as JSON.parse does.
-      const value = Number(bytes.toString('latin1', from, to));
+      const value = scanner.numberValue(from, to);
       return out.ascii(`"${toMoney(value) ?? String(value)}"`);
     }
     if (kind === COPYABLE_STRING) {

@@ -6,7 +6,7 @@
 // The records of one page (and of the next pages) nearly always name their members in the same order, so
 // the reader expects each member's name to be the one the last record had in that place, compared byte for
 // byte where it stands, and only decodes and looks up a name that is not.
-import { COPYABLE_STRING, JsonScanner } from './json-scan.js';
+import { COPYABLE_STRING, JsonScanner, spells } from './json-scan.js';
 
 /** The envelope, its data array and the record: the values a record holds are inside three. */
 const RECORD_DEPTH = 3;
@@ -14,14 +14,6 @@ const RECORD_DEPTH = 3;
 const REMEMBERED_PLACES = 256;
 /** A generation count kept well inside an Int32Array's range, then started again. */
 const LAST_GENERATION = 0x3fffffff;
-
-/** Whether `expected`'s bytes are at `p`. */
-function spelledAt(bytes: Uint8Array, p: number, expected: Uint8Array): boolean {
-  const count = expected.length;
-  if (p + count > bytes.length) return false;
-  for (let i = 0; i < count; i++) if (bytes[p + i] !== expected[i]) return false;
-  return true;
-}
 
 export class RecordReader {
   /** Per v1 field read, in FieldPlans.sources' numbering: the generation of the last record that had it. */
@@ -65,7 +57,7 @@ export class RecordReader {
       const nameAt = p;
       let source: number;
       const expected = this.expectedNames[place];
-      if (expected !== undefined && spelledAt(bytes, p, expected)) {
+      if (expected !== undefined && spells(bytes, p, expected)) {
         source = this.expectedSources[place]!;
         p = scanner.skipSpace(p + expected.length);
       } else {
