@@ -5,7 +5,7 @@
 // from stdin, out of the shell's history), or, with --url, only that integration's row (docs/usage.md).
 // Exit codes: 0 fine (an integration with no calls counted included), 1 the usage could not be fetched,
 // 2 a usage error.
-import { usageFingerprint, type IntegrationUsage } from '../gateway/state/usage-tracker.js';
+import { usageFingerprint, type IntegrationUsage } from '../gateway/state/usage/usage-tracker.js';
 
 export interface UsageOptions {
   url?: string;

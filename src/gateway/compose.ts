@@ -12,7 +12,7 @@ import type { PaymentMapping } from '../payment/payment-mapping.js';
 import type { z } from 'zod';
 import { ConfigError, type AcceptedRisk, type settingsSchema } from './config.js';
 import { createGateway, type Gateway, type GatewayParts } from './create-gateway.js';
-import { openClaimStore, type OpenedClaimStore } from './state/open-claim-store.js';
+import { openClaimStore, type OpenedClaimStore } from './state/claims/open-claim-store.js';
 import type { RedisConnection } from './state/redis-connection.js';
 import { sunsetHeaders } from './steps/sunset.js';
 

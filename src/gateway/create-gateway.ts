@@ -5,7 +5,7 @@
 // knows the embedded sandbox: its upstream is a URL like any other. The stores are chosen here, once:
 // with a Redis connection (REDIS_URL) the read cache's second tier and the write generations are shared
 // by every replica; without one they live in this process. The payment claims live in the store the
-// caller opened (open-claim-store.ts: PostgreSQL or Redis), else in this process. It uses the connection
+// caller opened (state/claims/open-claim-store.ts: PostgreSQL or Redis), else in this process. It uses the connection
 // and the claims store and never closes them.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -24,17 +24,17 @@ import { legacyRead, serveRead } from './routes/legacy-read.js';
 import { createPassthrough } from './routes/passthrough.js';
 import { paymentRoute } from './routes/payment.js';
 import { refusedTheApiKey } from '../payment/contract.js';
-import type { ClaimStore } from './state/claim-store.js';
-import { createMemoryClaimStore } from './state/claims-memory.js';
-import { createPaymentClaims, type PaymentClaims } from './state/payment-claims.js';
-import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/reply-cache.js';
-import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/roster-cache.js';
-import { createRedisResponseStore } from './state/response-store-redis.js';
+import type { ClaimStore } from '../payment/claims/claim-store.js';
+import { createMemoryClaimStore } from './state/claims/claims-memory.js';
+import { createPaymentClaims, type PaymentClaims } from '../payment/claims/payment-claims.js';
+import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/caches/reply-cache.js';
+import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/caches/roster-cache.js';
+import { createRedisResponseStore } from './state/caches/response-store-redis.js';
 import type { SharedRedis } from './state/shared-redis.js';
-import { createWriteGenerations, type WriteGenerations } from './state/write-generations.js';
-import { createRedisUsageStore, runsScripts } from './state/usage-redis.js';
-import { createUsageTracker, type UsageTracker } from './state/usage-tracker.js';
-import { createRedisGenerationStore } from './state/write-generations-redis.js';
+import { createWriteGenerations, type WriteGenerations } from './state/caches/write-generations.js';
+import { createRedisUsageStore, runsScripts } from './state/usage/usage-redis.js';
+import { createUsageTracker, type UsageTracker } from './state/usage/usage-tracker.js';
+import { createRedisGenerationStore } from './state/caches/write-generations-redis.js';
 import { countStep } from './steps/count.js';
 import { createShadowReads, type ShadowReads } from './shadow/shadow-reads.js';
 import type { ShadowDiffFile } from './shadow/diff-file.js';
@@ -84,7 +84,7 @@ export interface GatewayParts {
   keyPrefix?: string;
   /** GATEWAY_SECRET, the HMAC secret every replica shares; required with `redis` or `claims`. */
   secret?: string;
-  /** Where payment claims live when shared (open-claim-store.ts); unset: this process. The caller opens it
+  /** Where payment claims live when shared (state/claims/open-claim-store.ts); unset: this process. The caller opens it
    * and closes it after `close()`. */
   claims?: ClaimStore;
   /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off; default 600). */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { IDEMPOTENCY_EVENTS } from '../../src/gateway/metrics/gateway-metrics.js';
-import { CLAIMS_TABLE } from '../../src/gateway/state/claims-postgres.js';
+import { CLAIMS_TABLE } from '../../src/gateway/state/claims/claims-postgres.js';
 import { checkNginxConfig } from '../helpers/nginx.js';
 import { ROOT, composeProject, type JsonObject } from './compose-files.js';
 import { KNOWN_VARIABLES, gatewayOwnPaths, nodeFlagsOfStartScript } from './gateway-facts.js';

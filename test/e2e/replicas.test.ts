@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openApiDocumentFor } from '../../src/commands/openapi.js';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
-import { DEFAULT_MAX_ENTRIES_PER_API_KEY } from '../../src/gateway/state/claims-memory.js';
+import { DEFAULT_MAX_ENTRIES_PER_API_KEY } from '../../src/gateway/state/claims/claims-memory.js';
 import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
 import { openApiChecker, type OpenApiChecker } from '../helpers/openapi-check.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';

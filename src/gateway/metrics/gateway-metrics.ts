@@ -1,6 +1,10 @@
 // What the gateway counts, as a small interface the rest of the code calls (server, upstream layers,
 // payment flow), so none of them knows about prom-client. `noMetrics` is the do-nothing implementation
 // used when METRICS_PORT is unset. Implementations must never put a key or a request value in a label.
+import type { IdempotencyEvent } from '../../payment/claims/idempotency.js';
+
+// The claims engine's events are the payment's own; counted here by name.
+export { IDEMPOTENCY_EVENTS, type IdempotencyEvent } from '../../payment/claims/idempotency.js';
 
 /** How one upstream attempt ended (one per HTTP exchange with v1, retries included). */
 export type UpstreamOutcome = 'ok' | 'client_error' | 'rate_limited' | 'server_error' | 'timeout' | 'unreachable' | 'bad_reply';
@@ -19,14 +23,6 @@ export interface UpstreamCall {
 
 export type CacheEvent = 'hit' | 'miss' | 'stale';
 
-/** What became of one claimed payment call at the claims store (the closed set of label values):
- * `claimed` it ran, `replayed` it got a stored reply, `waited` it waited for a first call in flight
- * elsewhere, `mismatch` the key was reused with other fields, `outcome_unknown` the first call's end was
- * never recorded, `refused_full` the store had no room, `refused_unavailable` the store could not be
- * reached, `refused_not_durable` the store could not prove it keeps claims, `wait_expired` the first call
- * did not finish within the wait. */
-export const IDEMPOTENCY_EVENTS = ['claimed', 'replayed', 'waited', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_unavailable', 'refused_not_durable', 'wait_expired'] as const;
-export type IdempotencyEvent = (typeof IDEMPOTENCY_EVENTS)[number];
 
 /** How one reload of a mapping set (SIGHUP) ended: `ok` the new set took over, `invalid` it failed
  * validation and the set in service stays, `error` it could not be read or built (the set in service stays). */

@@ -1,12 +1,12 @@
 // Serves `GET /metrics` (Prometheus text format) and `GET /usage` (the legacy calls per API key
-// fingerprint, JSON: state/usage-tracker.ts, docs/usage.md) on METRICS_PORT, a listener of its own: the
+// fingerprint, JSON: state/usage/usage-tracker.ts, docs/usage.md) on METRICS_PORT, a listener of its own: the
 // public port never publishes either, so a DNS-swapped gateway does not expose them to the internet. It
 // answers nothing else, and never writes a request value into its reply.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { http } from '../node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import type { UsageReport } from '../state/usage-tracker.js';
+import type { UsageReport } from '../state/usage/usage-tracker.js';
 
 export interface MetricsServer {
   url: string;

@@ -1,7 +1,7 @@
 // The reply cache around a translated read: a repeated call whose serialised legacy reply is still held
 // (its v1 data still fresh) is answered without reshaping; otherwise the read runs and its reply is kept
 // as long as it says it stays fresh. Keyed by a hash of the API key, the method, the call and the key's
-// write generation of the resource the method reads (state/reply-cache.ts): never shared across keys, never
+// write generation of the resource the method reads (state/caches/reply-cache.ts): never shared across keys, never
 // served after a write of it. The read itself knows nothing of this cache.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resourceRead } from '../../mapping/resources-touched.js';
@@ -9,8 +9,8 @@ import type { Mapping } from '../../mapping/schema.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { writeJsonReply } from '../edge/write-json.js';
-import { replyKey, type ReplyCache } from '../state/reply-cache.js';
-import type { WriteGenerations } from '../state/write-generations.js';
+import { replyKey, type ReplyCache } from '../state/caches/reply-cache.js';
+import type { WriteGenerations } from '../state/caches/write-generations.js';
 import { writeLegacyRead, type LegacyRead } from './legacy-read.js';
 
 export interface CachedReadDeps {

@@ -5,7 +5,7 @@
 // when the route table is, with the mapping compiled; the v1 calls go through the shared transport (cache,
 // single-flight, retry), each noted for the log; a team listing may be cut from a roster kept for its key.
 // Each call reads under the key's write generation of the mapping's v1 resource as it was when the call
-// started (state/write-generations.ts): no copy made before a later write of it is served to a later call.
+// started (state/caches/write-generations.ts): no copy made before a later write of it is served to a later call.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall, type LegacyReplyJson } from '../../mapping/run.js';
@@ -18,8 +18,8 @@ import type { RequestContext } from '../edge/request-context.js';
 import { timed } from '../edge/upstream-log.js';
 import { writeJsonReply } from '../edge/write-json.js';
 import type { ShadowReads } from '../shadow/shadow-reads.js';
-import type { RosterCache } from '../state/roster-cache.js';
-import type { WriteGenerations } from '../state/write-generations.js';
+import type { RosterCache } from '../state/caches/roster-cache.js';
+import type { WriteGenerations } from '../state/caches/write-generations.js';
 import type { V1Form, V1Payload, V1Transport } from '../upstream/v1-client.js';
 
 export interface LegacyReadDeps {

@@ -23,7 +23,7 @@ import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
 import { REQUEST_LIMITS, tooLarge } from '../edge/request-guard.js';
 import { begin } from '../edge/upstream-log.js';
-import type { WriteGenerations } from '../state/write-generations.js';
+import type { WriteGenerations } from '../state/caches/write-generations.js';
 import { ReplyRelay } from './reply-relay.js';
 import { hopByHopNames, namedInConnection } from './hop-by-hop.js';
 

@@ -39,9 +39,9 @@ import type { RequestContext, RequestSecrets } from '../edge/request-context.js'
 import { timed } from '../edge/upstream-log.js';
 import { writeJson } from '../edge/write-json.js';
 import { scrubbedError } from '../logging.js';
-import { ClaimStoreError } from '../state/claim-store.js';
-import type { Charge, ClaimOutcome, PaymentClaims, SendGate } from '../state/payment-claims.js';
-import type { WriteGenerations } from '../state/write-generations.js';
+import { ClaimStoreError } from '../../payment/claims/claim-store.js';
+import type { Charge, ClaimOutcome, PaymentClaims, SendGate } from '../../payment/claims/payment-claims.js';
+import type { WriteGenerations } from '../state/caches/write-generations.js';
 import type { V1Transport, V1Writer } from '../upstream/v1-client.js';
 import { readPaymentBody } from './payment-body.js';
 

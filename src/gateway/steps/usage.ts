@@ -1,8 +1,8 @@
 // Step: counts each legacy call (a translated read or the payment; never the passthrough or health) for
-// GET /usage, under the fingerprint of the key the caller sent (state/usage-tracker.ts). The route is known
+// GET /usage, under the fingerprint of the key the caller sent (state/usage/usage-tracker.ts). The route is known
 // from the edge's lookup, before any step runs: a call the guard then refuses still counts, since its
 // integration still calls the old API. The count is in memory; nothing here waits on Redis.
-import type { UsageTracker } from '../state/usage-tracker.js';
+import type { UsageTracker } from '../state/usage/usage-tracker.js';
 import type { Step } from './step.js';
 
 export function usageStep(usage: UsageTracker): Step {

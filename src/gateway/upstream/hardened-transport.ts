@@ -6,8 +6,8 @@
 // With a shared store (REDIS_URL) the cache has a second tier every replica reads; single-flight stays
 // per process.
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import type { SharedResponseStore } from '../state/response-store.js';
-import type { WriteGenerations } from '../state/write-generations.js';
+import type { SharedResponseStore } from '../state/caches/response-store.js';
+import type { WriteGenerations } from '../state/caches/write-generations.js';
 import { postMetrics, withUpstreamMetrics, type UpstreamRecorder } from './metered.js';
 import { DEFAULT_CACHE_LIMITS, withResponseCache, type CacheLimits } from './response-cache.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';

@@ -25,7 +25,7 @@
 // one stored a newer reply; the shared tier spares every other replica the v1 call (and the account's v1
 // budget). The shared tier may fail, lag or vanish at any time: that is a miss, never an error or a long
 // wait, and this process's own copies then serve as they would without it.
-// Write generations (`generations`, state/write-generations.ts) are part of the key of a read that names
+// Write generations (`generations`, state/caches/write-generations.ts) are part of the key of a read that names
 // one (request-key.ts): such a read, when it asks the shared tier, also asks whether another replica's
 // write moved its generation on, in the same wait, and is then served under the new one. Its reply's
 // `freshUntil` also ends when this process would ask the shared tier again, so that what is kept from it
@@ -34,8 +34,8 @@ import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../../shared/errors.js';
 import { handOff } from '../../shared/hand-off.js';
 import type { CacheEvent } from '../metrics/gateway-metrics.js';
-import type { SharedResponseStore, StoredReply } from '../state/response-store.js';
-import type { WriteGenerations } from '../state/write-generations.js';
+import type { SharedResponseStore, StoredReply } from '../state/caches/response-store.js';
+import type { WriteGenerations } from '../state/caches/write-generations.js';
 import { requestKey } from './request-key.js';
 import { parseV1Text } from '../../mapping/v1-reply.js';
 import type { V1Form, V1GetRequest, V1Json, V1Payload, V1Transport } from './v1-client.js';

@@ -24,7 +24,7 @@ export interface V1GetRequest {
   /** How long a cache may keep this reply: undefined = the default TTL, 0 = never cache (payment checks). */
   cacheTtlMs?: number;
   /** The v1 resource a translated read reads (its mapping's source) and the key's write generation of it
-   * the read started under (state/write-generations.ts): part of the request's identity, so a read never
+   * the read started under (state/caches/write-generations.ts): part of the request's identity, so a read never
    * meets a copy or a call made before a write of what it reads. */
   generation?: { resource: string; token: string };
   /** The body's form (V1Payload), `json` when unset. In `bytes` form a 2xx body is neither decoded nor

@@ -2,8 +2,8 @@
 // with no upstream call; with Redis stopped every read is still answered (the local copy, then the
 // upstream), and the shared tier works again once Redis is back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisResponseStore } from '../../../../src/gateway/state/response-store-redis.js';
-import type { SharedResponseStore } from '../../../../src/gateway/state/response-store.js';
+import { createRedisResponseStore } from '../../../../src/gateway/state/caches/response-store-redis.js';
+import type { SharedResponseStore } from '../../../../src/gateway/state/caches/response-store.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
 import { DEFAULT_CACHE_LIMITS, withResponseCache } from '../../../../src/gateway/upstream/response-cache.js';
 import type { V1GetRequest } from '../../../../src/gateway/upstream/v1-client.js';

@@ -3,7 +3,7 @@
 // both, the freshness facts of a reply from either, and a shared store that fails, hangs or throws.
 import { describe, expect, it } from 'vitest';
 import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics.js';
-import type { SharedResponseStore, StoredReply } from '../../../../src/gateway/state/response-store.js';
+import type { SharedResponseStore, StoredReply } from '../../../../src/gateway/state/caches/response-store.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
 import { withResponseCache, type ResponseCacheOptions } from '../../../../src/gateway/upstream/response-cache.js';
 import { boxed, fakeTransport, jsonReply, plain, request, upstreamError, valueOf } from './fake-transport.js';

@@ -7,7 +7,7 @@
 // not cached; bounded by entries and bytes.
 import { cacheKey } from './cache-key.js';
 import { LRUCache } from 'lru-cache';
-import type { LegacyCall } from '../../mapping/run.js';
+import type { LegacyCall } from '../../../mapping/run.js';
 
 export interface ReplyCache {
   /** The stored reply bytes, while fresh. */

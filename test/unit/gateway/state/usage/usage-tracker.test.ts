@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../../src/gateway/logging.js';
+import { createLogger } from '../../../../../src/gateway/logging.js';
 import {
   OTHER_FINGERPRINT,
   cleanUserAgent,
@@ -14,7 +14,7 @@ import {
   type IntegrationUsage,
   type SharedUsageStore,
   type UsageBatch,
-} from '../../../../src/gateway/state/usage-tracker.js';
+} from '../../../../../src/gateway/state/usage/usage-tracker.js';
 
 const SECRET = 'unit-usage-secret-0123456789';
 const KEY_A = 'key-ALPHA-Secret-Value-1';

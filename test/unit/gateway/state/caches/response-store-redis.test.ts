@@ -1,11 +1,11 @@
 // The read cache's Redis tier against a real redis-server: the key and value it writes, the time Redis
 // keeps them, what it refuses to store, what it refuses to read back, and Redis going down and up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SharedRedis } from '../../../../src/gateway/state/shared-redis.js';
-import { createRedisResponseStore } from '../../../../src/gateway/state/response-store-redis.js';
-import type { StoredReply } from '../../../../src/gateway/state/response-store.js';
-import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
-import { connectTestRedis, type TestRedisPort } from './node-redis-port.js';
+import type { SharedRedis } from '../../../../../src/gateway/state/shared-redis.js';
+import { createRedisResponseStore } from '../../../../../src/gateway/state/caches/response-store-redis.js';
+import type { StoredReply } from '../../../../../src/gateway/state/caches/response-store.js';
+import { startTestRedis, type TestRedis } from '../../../../helpers/redis-server.js';
+import { connectTestRedis, type TestRedisPort } from '../node-redis-port.js';
 
 const reply: StoredReply = { status: 200, body: { object: 'list', data: [{ id: 1, name: 'Ann' }] }, storedAt: 1_700_000_000_000, ttlMs: 30_000 };
 

@@ -1,7 +1,7 @@
 // The PostgreSQL side of the payment claims (claims-postgres.ts): the table, the statements that claim,
 // read, move on and sweep a claim, each one atomic, and the row form of a claim and of its stored reply.
 // Pure: no connection here. The table's name never comes from a setting, so the statements are constants.
-import type { ClaimRecord, StoredPaymentReply } from './claim-store.js';
+import type { ClaimRecord, StoredPaymentReply } from '../../../payment/claims/claim-store.js';
 
 export const CLAIMS_TABLE = 'legacy_gateway_payment_claims';
 /** How many expired rows one sweep deletes at most. */

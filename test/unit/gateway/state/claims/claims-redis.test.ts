@@ -5,13 +5,13 @@
 // memory each refuse before any payment, unless the operator accepted that risk by name.
 import { createClient } from '@redis/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AcceptedRisk } from '../../../../src/gateway/config.js';
-import { reply } from '../../../../src/payment/contract.js';
-import { createRedisClaimStore, type RedisClaimStore } from '../../../../src/gateway/state/claims-redis.js';
-import { createPaymentClaims, type ClaimOutcome, type PaidReply, type PaymentCall, type PaymentClaims, type SendGate } from '../../../../src/gateway/state/payment-claims.js';
-import { createRedisConnection, type RedisConnection } from '../../../../src/gateway/state/redis-connection.js';
-import { capturedLogger, type LogLine } from '../../../helpers/captured-logger.js';
-import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
+import type { AcceptedRisk } from '../../../../../src/gateway/config.js';
+import { reply } from '../../../../../src/payment/contract.js';
+import { createRedisClaimStore, type RedisClaimStore } from '../../../../../src/gateway/state/claims/claims-redis.js';
+import { createPaymentClaims, type ClaimOutcome, type PaidReply, type PaymentCall, type PaymentClaims, type SendGate } from '../../../../../src/payment/claims/payment-claims.js';
+import { createRedisConnection, type RedisConnection } from '../../../../../src/gateway/state/redis-connection.js';
+import { capturedLogger, type LogLine } from '../../../../helpers/captured-logger.js';
+import { startTestRedis, type TestRedis } from '../../../../helpers/redis-server.js';
 
 const SECRET = 'claims-redis-test-secret-0123456789abcdef';
 const FIELDS = { client_id: '1', revenue_amount: '45.50', send_email: '0', token: 'tok_visa_SECRET' };

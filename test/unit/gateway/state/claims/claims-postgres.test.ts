@@ -9,16 +9,16 @@ import net from 'node:net';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ClaimStoreError, type ClaimRecord, type StoredPaymentReply } from '../../../../src/gateway/state/claim-store.js';
+import { ClaimStoreError, type ClaimRecord, type StoredPaymentReply } from '../../../../../src/payment/claims/claim-store.js';
 import {
   CLAIMS_TABLE,
   createPostgresClaimStore,
   maskPostgresUrl,
   type PostgresClaimStore,
   type PostgresClaimStoreOptions,
-} from '../../../../src/gateway/state/claims-postgres.js';
-import { capturedLogger, type LogLine } from '../../../helpers/captured-logger.js';
-import { startTestPostgres, type TestPostgres } from '../../../helpers/postgres-server.js';
+} from '../../../../../src/gateway/state/claims/claims-postgres.js';
+import { capturedLogger, type LogLine } from '../../../../helpers/captured-logger.js';
+import { startTestPostgres, type TestPostgres } from '../../../../helpers/postgres-server.js';
 
 
 /** The lines about PostgreSQL's state: one per change. */

@@ -12,8 +12,8 @@
 // roster another call of its key kept meanwhile.
 import { cacheKey } from './cache-key.js';
 import { LRUCache } from 'lru-cache';
-import type { SortedListMapping } from '../../mapping/schema.js';
-import type { RosterStore, SortedRoster } from '../../mapping/sorted-roster.js';
+import type { SortedListMapping } from '../../../mapping/schema.js';
+import type { RosterStore, SortedRoster } from '../../../mapping/sorted-roster.js';
 import { createConcurrencyLimit } from './concurrency-limit.js';
 
 /** What the route knows of one call's v1 replies. */

@@ -1,9 +1,16 @@
 // What the payment claims share, whichever store keeps them: how long an Idempotency-Key is kept, the
 // reasons a claim can be refused, and the reply as it is stored for a repeat. The engine is
 // payment-claims.ts; the stores are behind the claim-store.ts port.
-import type { LegacyPaymentReply } from '../../payment/contract.js';
+import type { LegacyPaymentReply } from '../contract.js';
 
-export type { IdempotencyEvent } from '../metrics/gateway-metrics.js';
+/** What became of one claimed payment call at the claims store (the closed set of label values):
+ * `claimed` it ran, `replayed` it got a stored reply, `waited` it waited for a first call in flight
+ * elsewhere, `mismatch` the key was reused with other fields, `outcome_unknown` the first call's end was
+ * never recorded, `refused_full` the store had no room, `refused_unavailable` the store could not be
+ * reached, `refused_not_durable` the store could not prove it keeps claims, `wait_expired` the first call
+ * did not finish within the wait. */
+export const IDEMPOTENCY_EVENTS = ['claimed', 'replayed', 'waited', 'mismatch', 'outcome_unknown', 'refused_full', 'refused_unavailable', 'refused_not_durable', 'wait_expired'] as const;
+export type IdempotencyEvent = (typeof IDEMPOTENCY_EVENTS)[number];
 
 /** How long a key is remembered: a repeat within this time gets the first call's reply. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;

@@ -3,9 +3,9 @@
 // bytes; and only a few rosters read at once, a call that waited taking the roster its key's other call
 // kept meanwhile.
 import { describe, expect, it } from 'vitest';
-import { createRosterCache, type CallFreshness, type RosterCacheOptions } from '../../../../src/gateway/state/roster-cache.js';
-import type { SortedListMapping } from '../../../../src/mapping/schema.js';
-import type { SortedRoster } from '../../../../src/mapping/sorted-roster.js';
+import { createRosterCache, type CallFreshness, type RosterCacheOptions } from '../../../../../src/gateway/state/caches/roster-cache.js';
+import type { SortedListMapping } from '../../../../../src/mapping/schema.js';
+import type { SortedRoster } from '../../../../../src/mapping/sorted-roster.js';
 
 const listing = (method: string, resource = 'practitioners') =>
   ({ method, kind: 'sorted-list', source: { resource, pageSize: 1000, maxPages: 50 } }) as unknown as SortedListMapping;

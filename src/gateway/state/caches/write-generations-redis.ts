@@ -2,7 +2,7 @@
 // `<prefix>gen:<hash>`, kept (PX) the longest cache TTL plus the stale-if-error window after the write
 // that stored it. It talks to Redis only through the SharedRedis port; while Redis is down every call
 // rejects at once, and the caller (write-generations.ts) decides what that means.
-import type { SharedRedis } from './shared-redis.js';
+import type { SharedRedis } from '../shared-redis.js';
 import type { SharedGenerationStore } from './write-generations.js';
 
 // One instance, so a call while Redis is down costs no stack trace.

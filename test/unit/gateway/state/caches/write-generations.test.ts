@@ -4,7 +4,7 @@
 // before this process's own write, a missing one, or one read while its own write could not be stored is
 // never adopted over its own token; store faults are told once per change, never thrown.
 import { describe, expect, it } from 'vitest';
-import { createWriteGenerations, type SharedGenerationStore, type WriteGenerationsOptions } from '../../../../src/gateway/state/write-generations.js';
+import { createWriteGenerations, type SharedGenerationStore, type WriteGenerationsOptions } from '../../../../../src/gateway/state/caches/write-generations.js';
 
 const KEEP_MS = 10_000;
 

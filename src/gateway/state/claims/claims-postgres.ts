@@ -1,4 +1,4 @@
-// The payment claims port (claim-store.ts) kept in PostgreSQL, so that a claim (an Idempotency-Key, or a
+// The payment claims port (payment/claims/claim-store.ts) kept in PostgreSQL, so that a claim (an Idempotency-Key, or a
 // keyless payment's fingerprint) outlives a restart of every replica, a crash of PostgreSQL, and, with
 // synchronous replication configured on the server, a failover. One table, one row per claim, made at
 // start when missing; every operation is one atomic statement (a claim may read the row it lost to after).
@@ -17,7 +17,7 @@
 // per session.
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from './claim-store.js';
+import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
 import { CLAIM, CLAIMS_TABLE, READ, SCHEMA, SWEEP, SWEEP_BATCH, UPDATE, fields, recordOf, wholeMs, type Row } from './claims-postgres-rows.js';
 
 export { CLAIMS_TABLE };

@@ -7,7 +7,7 @@
 // It must never hold a value over its byte bound, never queue writes without bound, and never hand out a
 // value it cannot read back as a reply: anything else in the key is a miss.
 import { z } from 'zod';
-import type { SharedRedis } from './shared-redis.js';
+import type { SharedRedis } from '../shared-redis.js';
 import type { SharedResponseStore, StoredReply } from './response-store.js';
 
 export interface RedisResponseStoreOptions {

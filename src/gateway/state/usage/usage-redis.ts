@@ -10,7 +10,7 @@
 // skipped, so a retry after a lost answer counts nothing twice. Past `maxFingerprints` in the index, a
 // new fingerprint counts under `other`, as in process. Keys expire 90 days after their integration's last
 // call; reading drops the expired ones from the index. No key here ever holds an API key.
-import type { ClaimsRedis, SharedRedis } from './shared-redis.js';
+import type { ClaimsRedis, SharedRedis } from '../shared-redis.js';
 import { DEFAULT_USAGE_LIMITS, OTHER_FINGERPRINT, integrationOf, type IntegrationUsage, type SharedUsageStore, type UsageBatch, type UsageLimits } from './usage-tracker.js';
 
 /** How long a process's last applied sequence number is kept: far longer than any retry of its batch. */

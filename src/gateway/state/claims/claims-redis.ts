@@ -16,11 +16,11 @@
 // PostgreSQL with synchronous replication (claims-postgres.ts) is the store for failover.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { AcceptedRisk } from '../config.js';
-import { ClaimWaiters } from './claim-waiters.js';
-import { ClaimStoreError, type ClaimRecord, type ClaimResult, type ClaimStore } from './claim-store.js';
-import { IDEMPOTENCY_TTL_MS } from './idempotency.js';
-import type { ClaimsRedis } from './shared-redis.js';
+import type { AcceptedRisk } from '../../config.js';
+import { ClaimWaiters } from '../../../payment/claims/claim-waiters.js';
+import { ClaimStoreError, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
+import { IDEMPOTENCY_TTL_MS } from '../../../payment/claims/idempotency.js';
+import type { ClaimsRedis } from '../shared-redis.js';
 
 /** How often Redis's persistence, replicas and epoch are read again while it is up. */
 const DEFAULT_CHECK_EVERY_MS = 5_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createConcurrencyLimit } from '../../../../src/gateway/state/concurrency-limit.js';
+import { createConcurrencyLimit } from '../../../../../src/gateway/state/caches/concurrency-limit.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -4,8 +4,8 @@
 // is kept past its time, as it still stands for a payment), and when the store is full a new claim is
 // refused (`full`) before any v1 call, while every stored claim still answers. A bound per API key keeps
 // one caller from filling the store for the others. Every write wakes the repeats waiting on its claim.
-import { ClaimWaiters } from './claim-waiters.js';
-import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from './claim-store.js';
+import { ClaimWaiters } from '../../../payment/claims/claim-waiters.js';
+import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
 
 /** At most this many unexpired claims (each holds one legacy reply, about half a kilobyte). */
 export const DEFAULT_MAX_ENTRIES = 100_000;

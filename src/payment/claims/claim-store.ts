@@ -6,7 +6,7 @@
 // A store must never hold a key, a field or an API key in clear (ids and fingerprints are HMACs made by
 // the engine), must never forget an unexpired claim silently (when it cannot prove a claim is kept it
 // throws ClaimStoreError instead), and stores a reply only as the engine hands it over (already scrubbed).
-import type { LegacyPaymentReply } from '../../payment/contract.js';
+import type { LegacyPaymentReply } from '../contract.js';
 
 /**
  * Where a payment stands:

@@ -5,10 +5,10 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { refusedTheApiKey, reply, type LegacyPaymentReply } from '../../../../src/payment/contract.js';
-import { ClaimStoreError, type ClaimRecord, type ClaimStore } from '../../../../src/gateway/state/claim-store.js';
-import { createMemoryClaimStore, type MemoryClaimStoreOptions } from '../../../../src/gateway/state/claims-memory.js';
-import { createPaymentClaims, keylessHolds, normalisedFields, type Charge, type PaidReply, type PaymentClaimsOptions, type SendGate } from '../../../../src/gateway/state/payment-claims.js';
-import type { IdempotencyEvent } from '../../../../src/gateway/state/idempotency.js';
+import { ClaimStoreError, type ClaimRecord, type ClaimStore } from '../../../../src/payment/claims/claim-store.js';
+import { createMemoryClaimStore, type MemoryClaimStoreOptions } from '../../../../src/gateway/state/claims/claims-memory.js';
+import { createPaymentClaims, keylessHolds, normalisedFields, type Charge, type PaidReply, type PaymentClaimsOptions, type SendGate } from '../../../../src/payment/claims/payment-claims.js';
+import type { IdempotencyEvent } from '../../../../src/payment/claims/idempotency.js';
 
 const DAY = 24 * 3600 * 1000;
 const FIELDS = { client_id: '1', revenue_amount: '5.00', send_email: '0' };

@@ -15,8 +15,7 @@
 //   back from `sent` to `claimed`);
 // - a reply whose claim vanished is still stored (and logged at error), so later repeats replay it.
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { LegacyPaymentReply } from '../../payment/contract.js';
+import type { LegacyPaymentReply } from '../contract.js';
 import { ClaimStoreError, type ClaimRecord, type ClaimStore, type StoredPaymentReply } from './claim-store.js';
 import { idempotencyDigest, type IdempotencyDigest } from './idempotency-digest.js';
 import { IDEMPOTENCY_TTL_MS, storedReply, type IdempotencyEvent, type UnavailableReason } from './idempotency.js';
@@ -62,6 +61,11 @@ export type ClaimOutcome =
   /** Nothing was run; `detail` says why in words fit for the reply (not-durable). */
   | { kind: 'unavailable'; reason: UnavailableReason; detail?: string };
 
+/** Where the engine tells an operator that a reply could not be kept as it should (the gateway's logger). */
+export interface ClaimsLog {
+  error(details: Record<string, unknown>, message: string): void;
+}
+
 export interface PaymentClaimsOptions {
   store: ClaimStore;
   /** The HMAC secret ids and fingerprints are made with (GATEWAY_SECRET with a shared store). */
@@ -70,7 +74,7 @@ export interface PaymentClaimsOptions {
   waitMs: number;
   /** PAYMENT_DUPLICATE_WINDOW_S in ms; 0: keyless payments are not claimed. */
   keylessWindowMs: number;
-  logger: Logger;
+  logger: ClaimsLog;
   leaseMs?: number;
   now?: () => number;
   /** One event per run; `keyless` tells the two kinds of claim apart. */
@@ -298,7 +302,7 @@ class Claims implements PaymentClaims {
         return;
       } catch {
         if (this.now() + pause > giveUpAt) {
-          this.options.logger.error('the reply of a payment could not be stored in the claims store: its repeats answer outcome-unknown once its lease runs out');
+          this.options.logger.error({}, 'the reply of a payment could not be stored in the claims store: its repeats answer outcome-unknown once its lease runs out');
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, pause));

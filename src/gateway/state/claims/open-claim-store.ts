@@ -4,10 +4,10 @@
 // Redis connection are loaded only when asked for. A store that cannot be reached at start does not stop
 // the start: payments are refused until it answers, reads go on.
 import type { Logger } from 'pino';
-import { maskRedisUrl, type AcceptedRisk } from '../config.js';
-import type { ClaimStore } from './claim-store.js';
+import { maskRedisUrl, type AcceptedRisk } from '../../config.js';
+import type { ClaimStore } from '../../../payment/claims/claim-store.js';
 import { createRedisClaimStore, type RedisClaimStore } from './claims-redis.js';
-import type { ClaimsRedis } from './shared-redis.js';
+import type { ClaimsRedis } from '../shared-redis.js';
 
 export interface OpenedClaimStore {
   store: ClaimStore;
@@ -63,7 +63,7 @@ export async function openClaimStore(settings: ClaimStoreSettings): Promise<Open
   }
   let opened: (OpenedClaimStore & { checked: Promise<void> }) | undefined;
   if (url !== undefined) {
-    const { createRedisConnection } = await import('./redis-connection.js');
+    const { createRedisConnection } = await import('../redis-connection.js');
     const connection = createRedisConnection({ url, logger: settings.logger.child({ store: 'payment claims', redis: maskRedisUrl(url) }) });
     await connection.started;
     opened = redisClaims(connection, settings, 'IDEMPOTENCY_URL', () => connection.close());
