@@ -4,10 +4,10 @@
 // (src/mapping/legacy-surface.ts). Pure: no I/O, no knowledge of v1. It never holds a message text: those
 // are the product's guesses and live in mappings/payment.yaml, filled here from the mapping.
 import { PAYMENT_CODES } from './codes.js';
-import { fill } from './messages.js';
+import { fillMessage } from './message-template.js';
 import type { PaymentMapping } from './payment-mapping.js';
 
-// The codes (names and numbers) are codes.ts's, re-exported here for the flow, the route and the stores.
+// The codes (names and numbers) are codes.ts's, re-exported here for the flow, its orchestrator and the stores.
 export { ALL_PAYMENT_CODES, PAYMENT_CODES, isPaymentCode, type PaymentCode, type PaymentCodeName } from './codes.js';
 
 /** The legacy reply: `{"status","code","response"}`, with the HTTP status and headers to send it with. */
@@ -84,7 +84,7 @@ export const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
 export const isIdempotencyKey = (header: string): boolean => IDEMPOTENCY_KEY_FORMAT.test(header);
 
-// --- The replies given outside the flow (the route's). Each takes its texts from the mapping. ---
+// --- The replies given outside the flow (the route's and the orchestrator's). Each takes its texts from the mapping. ---
 
 type Texts = Pick<PaymentMapping, 'messages'>;
 
@@ -96,7 +96,7 @@ export const INTERNAL_FAULT_REASON = 'internal gateway error';
 
 /** 413, code 0: the body is over the mapping's `bodyLimitBytes`. */
 export const bodyTooLargeReply = (mapping: Pick<PaymentMapping, 'messages' | 'bodyLimitBytes'>): LegacyPaymentReply =>
-  reply(PAYMENT_CODES.invalidFields, fill(mapping.messages.tooLarge, { limit: mapping.bodyLimitBytes }), 413);
+  reply(PAYMENT_CODES.invalidFields, fillMessage(mapping.messages.tooLarge, { limit: mapping.bodyLimitBytes }), 413);
 
 /** 415, code 0: not urlencoded, multipart or JSON. */
 export const unsupportedBodyReply = (mapping: Texts): LegacyPaymentReply =>
@@ -104,7 +104,7 @@ export const unsupportedBodyReply = (mapping: Texts): LegacyPaymentReply =>
 
 /** 200, code 0: a body that cannot be parsed (or JSON that is not an object). */
 export const malformedBodyReply = (mapping: Texts): LegacyPaymentReply =>
-  reply(PAYMENT_CODES.invalidFields, fill(mapping.messages.invalid, { fields: 'body' }));
+  reply(PAYMENT_CODES.invalidFields, fillMessage(mapping.messages.invalid, { fields: 'body' }));
 
 /** The reply to a body that could not be read. */
 export function bodyProblemReply(problem: BodyProblem, mapping: Pick<PaymentMapping, 'messages' | 'bodyLimitBytes'>): LegacyPaymentReply {
@@ -124,12 +124,12 @@ export function unacceptedFieldsReply(
   if (found.fileFields.length === 0 && found.invalidFields.length === 0) return undefined;
   const fields = [...found.invalidFields, ...found.fileFields].join(', ');
   const template = found.fileFields.length > 0 ? mapping.messages.fileNotAccepted : mapping.messages.invalid;
-  return reply(PAYMENT_CODES.invalidFields, fill(template, { fields }));
+  return reply(PAYMENT_CODES.invalidFields, fillMessage(template, { fields }));
 }
 
 /** 400, code 0: an Idempotency-Key header that is not `IDEMPOTENCY_KEY_FORMAT`. */
 export const malformedIdempotencyKeyReply = (mapping: Texts): LegacyPaymentReply =>
-  reply(PAYMENT_CODES.invalidFields, fill(mapping.messages.invalid, { fields: 'Idempotency-Key' }), 400);
+  reply(PAYMENT_CODES.invalidFields, fillMessage(mapping.messages.invalid, { fields: 'Idempotency-Key' }), 400);
 
 /** 409, code 0: the Idempotency-Key was already used (same API key) for a payment with other fields. */
 export const idempotencyKeyReusedReply = (mapping: Texts): LegacyPaymentReply =>
@@ -154,7 +154,7 @@ export type ClaimUnavailableReason = keyof typeof CLAIM_UNAVAILABLE_REASONS;
  */
 export function claimUnavailableReply(reason: ClaimUnavailableReason, keyed: boolean, mapping: Texts, detail?: string): LegacyPaymentReply {
   const why = detail ?? CLAIM_UNAVAILABLE_REASONS[reason][keyed ? 'keyed' : 'keyless'];
-  return reply(PAYMENT_CODES.paymentFailed, fill(keyed ? mapping.messages.idempotencyUnavailable : mapping.messages.duplicateUnavailable, { reason: why }), 503);
+  return reply(PAYMENT_CODES.paymentFailed, fillMessage(keyed ? mapping.messages.idempotencyUnavailable : mapping.messages.duplicateUnavailable, { reason: why }), 503);
 }
 
 /**
@@ -169,7 +169,7 @@ export const claimOutcomeUnknownReply = (keyed: boolean, mapping: Texts): Legacy
 
 /** 500, code 8: a fault inside the gateway; the caller is told to check the payments before retrying. */
 export const internalFaultReply = (mapping: Texts): LegacyPaymentReply =>
-  reply(PAYMENT_CODES.paymentFailed, fill(mapping.messages.outcomeUnknown, { reason: INTERNAL_FAULT_REASON }), 500);
+  reply(PAYMENT_CODES.paymentFailed, fillMessage(mapping.messages.outcomeUnknown, { reason: INTERNAL_FAULT_REASON }), 500);
 
 /** Whether a reply shows that v1 refused the API key itself (401, 403): nothing was done, so the call takes
  * no Idempotency-Key for long, and made-up API keys cannot fill the key store for everyone else. */

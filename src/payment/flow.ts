@@ -15,13 +15,15 @@
 // fault's HTTP status and the code of the step it stopped: paymentFailed ("no payment was made") at the
 // checks, clientNotCreated at the new client, paymentFailed at the payment POST, the one step that
 // could have charged. v1 is reached only through the injected ports. The payment POST is made at most
-// once and is never retried; the flow never throws: whatever happens, the caller gets a legacy reply.
+// once and is never retried; the flow never throws: whatever happens, the caller gets a legacy reply, with
+// what the flow did to v1: whether it sent a POST (`wrote`), and what became of the one POST that charges
+// (`charge`), which decides whether a keyless repeat may pay again.
 import { plainText } from '../mapping/legacy-value.js';
 import { asV1Record } from '../mapping/v1-reply.js';
 import { GatewayError } from '../shared/errors.js';
 import { CLIENT_ID_FIELD, PAYMENT_CODES, internalFaultReply, reply, type LegacyPaymentReply, type PaymentCode } from './contract.js';
 import { checkLocally, present, type LegacyFields } from './local-checks.js';
-import { fill } from './messages.js';
+import { fillMessage } from './message-template.js';
 import { isFault, isServiceRefusal, matchRule, outcomeUnknown } from './outcome.js';
 import type { PaymentMapping } from './payment-mapping.js';
 import { newClientBody, paymentBody } from './v1-bodies.js';
@@ -34,6 +36,23 @@ export interface PaymentPorts {
   /** Asked once, before the flow's first POST: a reply refuses the payment there (the claim of this
    * payment could not be kept), and nothing is written to v1; undefined lets the flow go on. */
   beforeWrites?(): Promise<LegacyPaymentReply | undefined>;
+}
+
+/** What the flow did to v1's payments: nothing sent, a documented refusal, paid, or unknown (no answer,
+ * a 500/502/504, a reply it could not read). */
+export type Charge = 'none' | 'refused' | 'paid' | 'unknown';
+
+export interface PaymentFlowResult {
+  reply: LegacyPaymentReply;
+  /** Whether a v1 POST (the new client or the payment) was sent, whatever it answered. */
+  wrote: boolean;
+  charge: Charge;
+}
+
+/** What the flow has written so far, kept by the run that writes it. */
+interface Writes {
+  wrote: boolean;
+  charge: Charge;
 }
 
 type V1Record = Record<string, unknown>;
@@ -53,7 +72,7 @@ const asList = (v: unknown): V1Record[] => {
 
 function faultReply(err: GatewayError, mapping: PaymentMapping, mayHaveHappened: boolean): LegacyPaymentReply {
   const template = mayHaveHappened ? mapping.messages.outcomeUnknown : mapping.messages.upstreamFault;
-  return reply(PAYMENT_CODES.paymentFailed, fill(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
+  return reply(PAYMENT_CODES.paymentFailed, fillMessage(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
 }
 
 /**
@@ -66,7 +85,7 @@ function faultReply(err: GatewayError, mapping: PaymentMapping, mayHaveHappened:
  */
 function clientFaultReply(err: GatewayError, mapping: PaymentMapping): LegacyPaymentReply {
   const template = isServiceRefusal(err) ? mapping.messages.clientCreationRefused : mapping.messages.clientOutcomeUnknown;
-  return reply(PAYMENT_CODES.clientNotCreated, fill(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
+  return reply(PAYMENT_CODES.clientNotCreated, fillMessage(template, { reason: err.message }), err.status, err.headers as Record<string, string>);
 }
 
 function asGatewayError(err: unknown): GatewayError {
@@ -136,9 +155,11 @@ async function resolveTimezone(ports: PaymentPorts, fields: LegacyFields, mappin
   }
 }
 
-async function createClient(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping, timezone: string): Promise<string> {
+async function createClient(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping, timezone: string, writes: Writes): Promise<string> {
   try {
-    const created = asRecord(await ports.post(`/${mapping.resources.clients}`, newClientBody(fields, mapping, timezone)));
+    const body = newClientBody(fields, mapping, timezone);
+    writes.wrote = true;
+    const created = asRecord(await ports.post(`/${mapping.resources.clients}`, body));
     const id = created[mapping.newClient.idField];
     if (typeof id !== 'number' && typeof id !== 'string') {
       throw new GatewayError('LGW_UPSTREAM_BAD_REPLY', 'the upstream created the client but sent no id');
@@ -160,36 +181,51 @@ async function createPayment(
   mapping: PaymentMapping,
   clientId: string,
   timezone: string,
+  writes: Writes,
 ): Promise<LegacyPaymentReply> {
+  let sent: unknown;
   try {
-    const created = asRecord(await ports.post(`/${mapping.resources.payments}`, paymentBody(fields, mapping, clientId, timezone)));
-    const id = created[mapping.payment.idField];
-    return reply(PAYMENT_CODES.paymentAdded, fill(mapping.messages.created, { payment_id: typeof id === 'number' || typeof id === 'string' ? id : 'unknown' }));
+    const body = paymentBody(fields, mapping, clientId, timezone);
+    // The one POST that charges: from here until v1 answers, whether it charged is unknown.
+    writes.wrote = true;
+    writes.charge = 'unknown';
+    sent = await ports.post(`/${mapping.resources.payments}`, body);
+    writes.charge = 'paid';
   } catch (caught) {
-    const err = asGatewayError(caught);
-    if (err.code === 'LGW_INTERNAL') throw err;
-    if (isFault(err)) return faultReply(err, mapping, outcomeUnknown(err));
-    const rule = matchRule(mapping.payment.refusals, err);
-    return reply(rule?.code ?? PAYMENT_CODES.paymentFailed, rule?.message ?? err.message);
+    if (caught instanceof GatewayError && !outcomeUnknown(caught)) writes.charge = 'refused';
+    return paymentNotTakenReply(caught, mapping);
   }
+  const id = asRecord(sent)[mapping.payment.idField];
+  return reply(PAYMENT_CODES.paymentAdded, fillMessage(mapping.messages.created, { payment_id: typeof id === 'number' || typeof id === 'string' ? id : 'unknown' }));
+}
+
+/** The reply to a payment POST v1 did not take: the mapping's refusal, or the fault's code and status. */
+function paymentNotTakenReply(caught: unknown, mapping: PaymentMapping): LegacyPaymentReply {
+  const err = asGatewayError(caught);
+  if (err.code === 'LGW_INTERNAL') throw err;
+  if (isFault(err)) return faultReply(err, mapping, outcomeUnknown(err));
+  const rule = matchRule(mapping.payment.refusals, err);
+  return reply(rule?.code ?? PAYMENT_CODES.paymentFailed, rule?.message ?? err.message);
 }
 
 /** A reply after a new client was created: says so, so that a retry uses client_id instead of creating a duplicate. */
 function noteNewClient(result: LegacyPaymentReply, newClientId: string | undefined, mapping: PaymentMapping): LegacyPaymentReply {
   if (newClientId === undefined || result.body.code === PAYMENT_CODES.paymentAdded) return result;
-  const response = fill(mapping.messages.clientCreatedButPaymentFailed, { message: result.body.response, client_id: newClientId });
+  const response = fillMessage(mapping.messages.clientCreatedButPaymentFailed, { message: result.body.response, client_id: newClientId });
   return { ...result, body: { ...result.body, response } };
 }
 
 export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
   const local = checkLocally(fields, mapping);
   if (!local.ok) return reply(local.code, local.message);
-  return runCheckedPaymentFlow(fields, mapping, ports);
+  return (await runCheckedPaymentFlow(fields, mapping, ports)).reply;
 }
 
-/** The flow after the local checks, for a caller that has made them already (the route makes them before
- * it claims the payment, so that a refusal takes no claim): they are not made twice. */
-export async function runCheckedPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
+/** The flow after the local checks, for a caller that has made them already (a claimed payment makes them
+ * before it claims, so that a refusal takes no claim): they are not made twice. */
+export async function runCheckedPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<PaymentFlowResult> {
+  const writes: Writes = { wrote: false, charge: 'none' };
+  const result = (reply: LegacyPaymentReply): PaymentFlowResult => ({ reply, ...writes });
   const { resources, messages } = mapping;
   const existingClient = present(fields, CLIENT_ID_FIELD);
   let newClientId: string | undefined;
@@ -205,12 +241,12 @@ export async function runCheckedPaymentFlow(fields: LegacyFields, mapping: Payme
     if (present(fields, 'discount')) await checkDiscount(ports, fields, mapping);
     const timezone = await resolveTimezone(ports, fields, mapping);
     const refused = await ports.beforeWrites?.();
-    if (refused) return refused;
-    const clientId = existingClient ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone));
-    return noteNewClient(await createPayment(ports, fields, mapping, clientId, timezone), newClientId, mapping);
+    if (refused) return result(refused);
+    const clientId = existingClient ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone, writes));
+    return result(noteNewClient(await createPayment(ports, fields, mapping, clientId, timezone, writes), newClientId, mapping));
   } catch (caught) {
-    if (caught instanceof Stop) return caught.reply;
+    if (caught instanceof Stop) return result(caught.reply);
     // A fault in the gateway itself: nothing more is sent, and the caller is told to check before retrying.
-    return { ...noteNewClient(internalFaultReply(mapping), newClientId, mapping), internalError: caught };
+    return result({ ...noteNewClient(internalFaultReply(mapping), newClientId, mapping), internalError: caught });
   }
 }

@@ -16,7 +16,7 @@ import {
   isPlainAmount,
   passwordsDiffer,
 } from './contract.js';
-import { fill } from './messages.js';
+import { fillMessage } from './message-template.js';
 import type { PaymentMapping } from './payment-mapping.js';
 
 export type LegacyFields = Readonly<Record<string, string>>;
@@ -77,12 +77,12 @@ export function localChecker(mapping: PaymentMapping): LocalChecker {
     check(fields) {
       const { required: presence, format } = present(fields, CLIENT_ID_FIELD) ? schemas.existing : schemas.newClient;
       const missing = presence.safeParse(fields);
-      if (!missing.success) return { ok: false, code: PAYMENT_CODES.missingFields, message: fill(mapping.messages.missing, { fields: fieldNames(missing.error).join(', ') }) };
+      if (!missing.success) return { ok: false, code: PAYMENT_CODES.missingFields, message: fillMessage(mapping.messages.missing, { fields: fieldNames(missing.error).join(', ') }) };
       const invalid = format.flatMap((schema) => {
         const result = schema.safeParse(fields);
         return result.success ? [] : fieldNames(result.error);
       });
-      if (invalid.length > 0) return { ok: false, code: PAYMENT_CODES.invalidFields, message: fill(mapping.messages.invalid, { fields: invalid.join(', ') }) };
+      if (invalid.length > 0) return { ok: false, code: PAYMENT_CODES.invalidFields, message: fillMessage(mapping.messages.invalid, { fields: invalid.join(', ') }) };
       if (passwordsDiffer(fields)) return { ok: false, code: PAYMENT_CODES.passwordsDiffer, message: mapping.messages.passwordsDiffer };
       return { ok: true };
     },

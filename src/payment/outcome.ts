@@ -5,9 +5,6 @@
 import { GatewayError } from '../shared/errors.js';
 import type { ErrorRule } from './payment-mapping.js';
 
-// The reply shape and its builder are the contract's; re-exported for the route and the idempotency store.
-export { reply, type LegacyPaymentReply } from './contract.js';
-
 const FAULT_STATUSES = new Set([401, 403, 429]);
 
 /** Whether an upstream failure is a fault of the service (or the path to it) rather than a refusal. */

@@ -21,7 +21,7 @@ import { loadMappingDirectorySync } from '../../src/gateway/loaders/mapping-file
 import { createLogger } from '../../src/gateway/logging.js';
 import { createRequestLine } from '../../src/gateway/request-line.js';
 import { PAYMENT_CODES, internalFaultReply, reply, type LegacyPaymentReply } from '../../src/payment/contract.js';
-import { fill } from '../../src/payment/messages.js';
+import { fillMessage as fill } from '../../src/payment/message-template.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 

@@ -1,7 +1,7 @@
 // The one parse of an incoming request: its target split into path and query as they came, the legacy
-// method and segments of `/api/{method}/...`, the query parameters in order (without `api_key`), and the
-// API key the call carries to v1 (api-key.ts). Made once by the edge and handed to every step and route;
-// nothing downstream reads req.url or the key headers again. The query is parsed on first use only: the
+// method and segments of `/api/{method}/...`, the query parameters in order (without `api_key`), the
+// API key the call carries to v1 (api-key.ts), and the payment's Idempotency-Key. Made once by the edge and
+// handed to every step and route; nothing downstream reads req.url or these headers again. The query is parsed on first use only: the
 // passthrough, the busiest route, needs it only when it may hold `api_key`.
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseLegacyPath, splitTarget, type LegacyPath } from '../../shared/request-target.js';
@@ -51,6 +51,13 @@ export class LegacyRequest {
   get apiKey(): string | undefined {
     this.key ??= { value: apiKeyOf(this.headers, this.keyMayBeInQuery ? this.allParams : [], this.fallbackApiKey) };
     return this.key.value;
+  }
+
+  /** The Idempotency-Key header as sent (its first value), unchecked; undefined when there is none. Its
+   * format is the payment contract's to judge. */
+  get idempotencyKey(): string | undefined {
+    const header = this.headers['idempotency-key'];
+    return Array.isArray(header) ? header[0] : header;
   }
 
   /** Whether the key sent to v1 is the gateway's own (UPSTREAM_API_KEY), lent to a call that brought none. */

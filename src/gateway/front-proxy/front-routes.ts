@@ -7,7 +7,7 @@
 // (nginx.ts, haproxy.ts) only spell these routes in their own syntax; they decide nothing.
 import { legacySurface, type ReadRoute } from '../../mapping/legacy-surface.js';
 import type { MappingSet } from '../../mapping/mapping-set.js';
-import { fill } from '../../payment/messages.js';
+import { fillMessage } from '../../payment/message-template.js';
 import { PAYMENT_CODES, bodyTooLargeReply, reply } from '../../payment/contract.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import { legacyFailure } from '../../shared/errors.js';
@@ -99,7 +99,7 @@ function gatewayReplies(limit: number, waitMs: number): FrontRoute['replies'] {
 function paymentReplies(payment: PaymentMapping, waitMs: number): FrontRoute['replies'] {
   const paymentFailed = (status: number, template: string, reason: string): FrontReply => ({
     status,
-    body: JSON.stringify(reply(PAYMENT_CODES.paymentFailed, fill(template, { reason }), status).body),
+    body: JSON.stringify(reply(PAYMENT_CODES.paymentFailed, fillMessage(template, { reason }), status).body),
   });
   const tooLargeReply = bodyTooLargeReply(payment);
   return {

@@ -18,7 +18,7 @@ import {
   unsupportedBodyReply,
   type LegacyPaymentReply,
 } from '../../payment/contract.js';
-import { fill } from '../../payment/messages.js';
+import { fillMessage } from '../../payment/message-template.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import type { LegacySurface, PaymentCodeEntry, PaymentRoute } from '../legacy-surface.js';
 import { paymentFormFields, type PaymentFormField } from './payment-fields.js';
@@ -139,7 +139,7 @@ function paymentResponses(mapping: PaymentMapping, surface: PaymentSurface, regi
     description,
     content: jsonContent(replyWith(replyRef, r.body.code, r.body.response), bodyOf(r)),
   });
-  const created = fill(mapping.messages.created, { payment_id: 1001 });
+  const created = fillMessage(mapping.messages.created, { payment_id: 1001 });
   return {
     '200': {
       description: 'Every outcome of the payment flow, codes 0 to 12 (see `code`), a refusal by v1 included.',

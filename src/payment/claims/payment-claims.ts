@@ -7,7 +7,7 @@
 //
 // The rules that keep money safe, whatever the store:
 // - a claim moves to `sent` (durably, before any v1 write) through the send gate; a store that cannot
-//   prove that write refuses, and the route answers before writing anything to v1;
+//   prove that write refuses, and the payment is answered before anything is written to v1;
 // - a claim in `sent` is never run again: when its owner stops (its lease runs out), every repeat answers
 //   outcome-unknown until the claim expires;
 // - only a claim whose owner stopped before `sent` may be taken over;
@@ -16,6 +16,7 @@
 // - a reply whose claim vanished is still stored (and logged at error), so later repeats replay it.
 import { randomBytes } from 'node:crypto';
 import type { LegacyPaymentReply } from '../contract.js';
+import type { Charge } from '../flow.js';
 import { ClaimStoreError, type ClaimRecord, type ClaimStore, type StoredPaymentReply } from './claim-store.js';
 import { idempotencyDigest, type IdempotencyDigest } from './idempotency-digest.js';
 import { IDEMPOTENCY_TTL_MS, storedReply, type IdempotencyEvent, type UnavailableReason } from './idempotency.js';
@@ -27,15 +28,14 @@ const RELEASED_KEY_TTL_MS = 60_000;
 /** How long the owner keeps trying to store a reply the store could not take at once. */
 const STORE_REPLY_FOR_MS = 30_000;
 
-/** What the flow did to v1's payments: nothing sent, a documented refusal, paid, or unknown (no answer, 500/502/504). */
-export type Charge = 'none' | 'refused' | 'paid' | 'unknown';
+export type { Charge } from '../flow.js';
 
 export interface PaidReply {
   reply: LegacyPaymentReply;
   charge: Charge;
 }
 
-/** Called by the route before the flow's first v1 write: rejects with ClaimStoreError when the claim
+/** Called by the payment before its first v1 write: rejects with ClaimStoreError when the claim
  * cannot be moved to `sent` durably, and then nothing may be written. */
 export interface SendGate {
   beforeSend(): Promise<void>;
@@ -119,10 +119,12 @@ const detailOf = (err: ClaimStoreError): string | undefined => (err.fault === 'n
 
 const REASON_OF_FAULT = { full: 'full', unreachable: 'store-unreachable', 'not-durable': 'not-durable' } as const;
 
-/** One claim this process holds: its record, written to the store one write at a time. */
+/** One claim this process holds: its record, written to the store one write at a time, and whether the
+ * store refused to move it to `sent` (then nothing was written to v1, and its run's reply is no answer). */
 class OwnedClaim {
   private queue: Promise<unknown> = Promise.resolve();
   private renewal: NodeJS.Timeout | undefined;
+  private sendRefused = false;
 
   constructor(
     private readonly store: ClaimStore,
@@ -158,6 +160,28 @@ class OwnedClaim {
 
   stopLease(): void {
     clearTimeout(this.renewal);
+  }
+
+  /** The send gate: moves the claim to `sent`, durably, before anything is written to v1 (once; a claim
+   * already past `claimed` passes). Rejects with ClaimStoreError when the store cannot prove the move. */
+  async moveToSent(): Promise<void> {
+    if (this.record.phase !== 'claimed') return;
+    let kept: boolean;
+    try {
+      kept = await this.write((r) => ({ ...r, phase: 'sent', leaseUntil: this.now() + this.leaseMs }), { durable: true });
+    } catch (err) {
+      this.sendRefused = true;
+      throw err instanceof ClaimStoreError ? err : new ClaimStoreError('unreachable', 'the payment claims store cannot be reached');
+    }
+    if (!kept) {
+      this.sendRefused = true;
+      throw new ClaimStoreError('not-durable', 'the payment claims store lost this payment\'s claim before it was sent');
+    }
+  }
+
+  /** Whether the store refused to move the claim to `sent`: the payment stopped before writing anything. */
+  get refusedAtGate(): boolean {
+    return this.sendRefused;
   }
 }
 
@@ -228,27 +252,9 @@ class Claims implements PaymentClaims {
 
   private async own(claim: OwnedClaim, keyless: boolean, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome> {
     claim.keepLease();
-    const gate: SendGate = {
-      beforeSend: async () => {
-        if (claim.record.phase !== 'claimed') return;
-        let kept: boolean;
-        try {
-          kept = await claim.write((r) => ({ ...r, phase: 'sent', leaseUntil: this.now() + this.leaseMs }), { durable: true });
-        } catch (err) {
-          refused = true;
-          throw err instanceof ClaimStoreError ? err : new ClaimStoreError('unreachable', 'the payment claims store cannot be reached');
-        }
-        if (!kept) {
-          refused = true;
-          throw new ClaimStoreError('not-durable', 'the payment claims store lost this payment\'s claim before it was sent');
-        }
-      },
-    };
-    // Refused at the gate: nothing was written to v1, so the reply is not kept as the payment's answer.
-    let refused = false;
     let paid: PaidReply;
     try {
-      paid = await pay(gate);
+      paid = await pay({ beforeSend: () => claim.moveToSent() });
     } catch (err) {
       // Its lease ends now: a claim still `claimed` is taken over by the next repeat, one `sent` answers
       // outcome-unknown. Should the store not take this, the lease runs out by itself.
@@ -260,7 +266,8 @@ class Claims implements PaymentClaims {
     return {
       kind: 'fresh',
       reply: paid.reply,
-      answered: (delivered) => (answered ??= refused ? this.release(claim) : this.storeAnswer(claim, keyless, paid, delivered)),
+      // Refused at the gate: nothing was written to v1, so the reply is not kept as the payment's answer.
+      answered: (delivered) => (answered ??= claim.refusedAtGate ? this.release(claim) : this.storeAnswer(claim, keyless, paid, delivered)),
     };
   }
 
