@@ -43,6 +43,26 @@ export default tseslint.config(
     },
   },
   {
+    // The payment and the mapping engine read no clock and set no timer of their own: time is a port, handed
+    // in (the system's supplied by one file), so that tests and hosts drive it.
+    files: ['src/payment/**/*.ts', 'src/mapping/**/*.ts'],
+    ignores: ['src/payment/claims/system-time.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate'].map((name) => ({
+          name,
+          message: 'time is a port here: take Timers (payment/claims/system-time.ts) from the caller',
+        })),
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'time is a port here: take a Clock (payment/claims/system-time.ts) from the caller' },
+        { object: 'performance', property: 'now', message: 'time is a port here: take a Clock from the caller' },
+      ],
+    },
+  },
+  {
     // The production wing never reaches the embedded sandbox, its test double: the serve command composes them.
     files: ['src/gateway/**/*.ts'],
     rules: {

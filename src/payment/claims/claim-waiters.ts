@@ -2,8 +2,12 @@
 // changed, or until its own time is up, whichever comes first. The stores wake them on their own writes
 // (and, in Redis, on another replica's announcement); the engine reads the claim again either way, so a
 // wake-up that never comes only costs time.
+import { systemTimers, type Timers } from './system-time.js';
+
 export class ClaimWaiters {
   private readonly waiting = new Map<string, Set<() => void>>();
+
+  constructor(private readonly timers: Timers = systemTimers) {}
 
   /** Resolves when `wake(id)` is called, or after `ms`; never rejects. */
   wait(id: string, ms: number): Promise<void> {
@@ -11,12 +15,12 @@ export class ClaimWaiters {
       const set = this.waiting.get(id) ?? new Set<() => void>();
       this.waiting.set(id, set);
       const done = (): void => {
-        clearTimeout(timer);
+        cancel();
         set.delete(done);
         if (set.size === 0 && this.waiting.get(id) === set) this.waiting.delete(id);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, ms));
+      const cancel = this.timers.after(Math.max(0, ms), done);
       set.add(done);
     });
   }

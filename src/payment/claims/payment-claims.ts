@@ -20,6 +20,7 @@ import type { Charge } from '../flow.js';
 import { ClaimStoreError, type ClaimRecord, type ClaimStore, type StoredPaymentReply } from './claim-store.js';
 import { idempotencyDigest, type IdempotencyDigest } from './idempotency-digest.js';
 import { IDEMPOTENCY_TTL_MS, storedReply, type IdempotencyEvent, type UnavailableReason } from './idempotency.js';
+import { pause, systemClock, systemTimers, type Clock, type Timers } from './system-time.js';
 
 /** How long a claim stays alive without renewal: the time a repeat takes to learn that its owner stopped. */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -76,7 +77,9 @@ export interface PaymentClaimsOptions {
   keylessWindowMs: number;
   logger: ClaimsLog;
   leaseMs?: number;
-  now?: () => number;
+  now?: Clock;
+  /** The lease's renewals and the pauses between tries to store a reply. */
+  timers?: Timers;
   /** One event per run; `keyless` tells the two kinds of claim apart. */
   onEvent?: (event: IdempotencyEvent, keyless: boolean) => void;
   /** Replies kept only a minute: v1 refused the API key itself, so nothing was done under the key. */
@@ -123,7 +126,7 @@ const REASON_OF_FAULT = { full: 'full', unreachable: 'store-unreachable', 'not-d
  * store refused to move it to `sent` (then nothing was written to v1, and its run's reply is no answer). */
 class OwnedClaim {
   private queue: Promise<unknown> = Promise.resolve();
-  private renewal: NodeJS.Timeout | undefined;
+  private cancelRenewal: (() => void) | undefined;
   private sendRefused = false;
 
   constructor(
@@ -131,7 +134,8 @@ class OwnedClaim {
     readonly id: string,
     public record: ClaimRecord,
     private readonly leaseMs: number,
-    private readonly now: () => number,
+    private readonly now: Clock,
+    private readonly timers: Timers,
     /** The claim's life in all: kept when its reply is stored again after it vanished. */
     readonly ttlMs: number,
   ) {}
@@ -153,13 +157,13 @@ class OwnedClaim {
   keepLease(): void {
     const renew = (): void => {
       void this.write((r) => ({ ...r, leaseUntil: this.now() + this.leaseMs })).catch(() => false);
-      this.renewal = setTimeout(renew, this.leaseMs / 3);
+      this.cancelRenewal = this.timers.after(this.leaseMs / 3, renew);
     };
-    this.renewal = setTimeout(renew, this.leaseMs / 3);
+    this.cancelRenewal = this.timers.after(this.leaseMs / 3, renew);
   }
 
   stopLease(): void {
-    clearTimeout(this.renewal);
+    this.cancelRenewal?.();
   }
 
   /** The send gate: moves the claim to `sent`, durably, before anything is written to v1 (once; a claim
@@ -188,14 +192,16 @@ class OwnedClaim {
 class Claims implements PaymentClaims {
   private readonly digest: IdempotencyDigest;
   private readonly leaseMs: number;
-  private readonly now: () => number;
+  private readonly now: Clock;
+  private readonly timers: Timers;
   /** The replies still being stored, awaited by close(). */
   private readonly storing = new Set<Promise<unknown>>();
 
   constructor(private readonly options: PaymentClaimsOptions) {
     this.digest = idempotencyDigest(options.secret);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? systemClock;
+    this.timers = options.timers ?? systemTimers;
   }
 
   async run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome> {
@@ -238,7 +244,7 @@ class Claims implements PaymentClaims {
       }
       if (taken) {
         emit('claimed');
-        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, ttlMs), keyless, pay);
+        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, this.timers, ttlMs), keyless, pay);
       }
       const outcome = await this.follow(id, existing, fingerprint, emit, refuse);
       if (outcome !== undefined) return outcome;
@@ -293,7 +299,7 @@ class Claims implements PaymentClaims {
    * so repeats wait instead of answering outcome-unknown). */
   private async keepTrying(claim: OwnedClaim, answer: (r: ClaimRecord) => ClaimRecord, ttl: { ttlMs?: number }): Promise<void> {
     const giveUpAt = this.now() + STORE_REPLY_FOR_MS;
-    for (let pause = 100; ; pause = Math.min(pause * 2, 2000)) {
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
       try {
         if (await claim.write(answer, ttl)) return;
         // The claim vanished (the store lost it) or another run took it: the reply is stored all the same
@@ -308,11 +314,11 @@ class Claims implements PaymentClaims {
         );
         return;
       } catch {
-        if (this.now() + pause > giveUpAt) {
+        if (this.now() + wait > giveUpAt) {
           this.options.logger.error({}, 'the reply of a payment could not be stored in the claims store: its repeats answer outcome-unknown once its lease runs out');
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, pause));
+        await pause(this.timers, wait);
       }
     }
   }
