@@ -10,7 +10,7 @@ import type { V1Record } from '../mapping/legacy-record.js';
 import type { MappingSet } from '../mapping/mapping-set.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
 import type { z } from 'zod';
-import { ConfigError, type AcceptedRisk, type settingsSchema } from './config.js';
+import { ConfigError, maskRedisUrl, type AcceptedRisk, type settingsSchema } from './config.js';
 import { createGateway, type Gateway, type GatewayParts } from './create-gateway.js';
 import { openClaimStore, type OpenedClaimStore } from './state/claims/open-claim-store.js';
 import type { RedisConnection } from './state/redis-connection.js';
@@ -56,13 +56,15 @@ export interface ComposedGateway {
   redis: RedisConnection | undefined;
   /** Where the payment claims live, for the start line. */
   claimsKind: 'in process' | OpenedClaimStore['kind'];
+  /** The claims store's URL (password masked), for the start line; undefined: this process. */
+  claimsAddress: string | undefined;
   /** Closes the gateway (waiting for the replies still being stored), then the connections it opened. */
   close(): Promise<void>;
 }
 
-async function openRedis(url: string, logger: Logger): Promise<RedisConnection> {
+async function openRedis(url: string, logger: Logger, holdsClaims: boolean): Promise<RedisConnection> {
   const { createRedisConnection } = await import('./state/redis-connection.js');
-  const redis = createRedisConnection({ url, logger });
+  const redis = createRedisConnection({ url, logger, holdsClaims });
   // Redis down is no reason not to start: the first attempt is awaited (so its one line comes first and the
   // metric starts right), then the connection keeps trying in the background.
   await redis.started;
@@ -86,7 +88,7 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
     paymentDuplicateWindowS: settings.paymentDuplicateWindowS,
     ...(redis ? { redis, keyPrefix: settings.redisKeyPrefix } : {}),
     ...(settings.gatewaySecret !== undefined ? { secret: settings.gatewaySecret } : {}),
-    ...(claims ? { claims: claims.store } : {}),
+    ...(claims ? { claims: claims.store, claimStoreUp: () => claims.isUp() } : {}),
     // LEGACY_SUNSET: the legacy replies' Sunset, Deprecation (default: now, the gateway's start) and Link.
     ...(settings.legacySunset ? { sunset: sunsetHeaders({ ...settings, legacySunset: settings.legacySunset }) } : {}),
   };
@@ -94,10 +96,10 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
 
 export async function composeGateway(options: ComposeOptions): Promise<ComposedGateway> {
   const { settings, logger } = options;
-  const redis = settings.redisUrl === undefined ? undefined : await openRedis(settings.redisUrl, logger);
+  const redis = settings.redisUrl === undefined ? undefined : await openRedis(settings.redisUrl, logger, settings.idempotencyUrl === undefined);
   let claims: OpenedClaimStore | undefined;
   try {
-    claims = await openClaimStore({ idempotencyUrl: settings.idempotencyUrl, redis, prefix: settings.redisKeyPrefix, acceptedRisks: settings.idempotencyAcceptRisk, logger });
+    claims = await openClaimStore({ idempotencyUrl: settings.idempotencyUrl, redis, ...(settings.redisUrl ? { redisAddress: maskRedisUrl(settings.redisUrl) } : {}), prefix: settings.redisKeyPrefix, acceptedRisks: settings.idempotencyAcceptRisk, logger });
     const unsafe = claims?.startProblem();
     if (unsafe !== undefined) {
       if (options.unsafeStore === 'refuse-start') throw new ConfigError(unsafe);
@@ -108,6 +110,7 @@ export async function composeGateway(options: ComposeOptions): Promise<ComposedG
       gateway,
       redis,
       claimsKind: claims?.kind ?? 'in process',
+      claimsAddress: claims?.address,
       async close() {
         await gateway.close();
         // After the gateway: its stores may still be writing the last replies.

@@ -48,8 +48,8 @@ const idempotencyUrl = z
   .refine((v) => URL.canParse(v) && /^(postgres|postgresql|rediss?):\/\//i.test(v), { message: 'must be a postgres://, postgresql://, redis:// or rediss:// URL', abort: true })
   .refine((v) => new URL(v).hostname !== '' || /^postgres/i.test(v), { message: 'must name a host', abort: true });
 
-/** The risks an operator accepts for a Redis that holds claims, by name (IDEMPOTENCY_ACCEPT_RISK). */
-export const ACCEPTABLE_RISKS = ['no-aof', 'lost-claims', 'unacknowledged'] as const;
+/** The risks an operator accepts for a store that holds claims (Redis, or PostgreSQL's standbys), by name (IDEMPOTENCY_ACCEPT_RISK). */
+export const ACCEPTABLE_RISKS = ['no-aof', 'lost-claims', 'unacknowledged', 'async-standby'] as const;
 export type AcceptedRisk = (typeof ACCEPTABLE_RISKS)[number];
 const acceptedRisks = z
   .string()

@@ -87,6 +87,8 @@ export interface GatewayParts {
   /** Where payment claims live when shared (state/claims/open-claim-store.ts); unset: this process. The caller opens it
    * and closes it after `close()`. */
   claims?: ClaimStore;
+  /** With `claims`: whether that store answers right now (/readyz's `claims`, legacy_gateway_claim_store_up). */
+  claimStoreUp?: () => boolean;
   /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off; default 600). */
   paymentDuplicateWindowS?: number;
   /** Traces (OTEL_*, tracing/load.ts): a server span per request, a client span per v1 call. Unset: none.
@@ -218,6 +220,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     ...(parts.now ? { now: parts.now } : {}),
   });
   const claims = paymentClaims(parts, metrics);
+  if (parts.claims && parts.claimStoreUp) metrics.claimStore(parts.claimStoreUp);
   const shadow = parts.shadow && createShadowReads({ ...parts.shadow, metrics, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords });
   const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, generations });
   const health = readinessProbe({
@@ -227,6 +230,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     mappingCount: () => served.mappings,
     ...(parts.demo ? { notice: DEMO_NOTICE } : {}),
     ...(shared ? { redisUp: () => shared.redis.isUp() } : {}),
+    ...(parts.claims && parts.claimStoreUp ? { claimsUp: parts.claimStoreUp } : {}),
   });
   // Everything built from one mapping set; a reload builds another and swaps it in whole (`served`). The
   // v1 response cache (`transport`) is kept across sets: v1's replies do not depend on the mappings, while

@@ -267,7 +267,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     await composed.close();
   });
   logger.info(
-    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, mappingsDigest: digest, upstream: upstreamAddress(upstreamUrl), sharedState: redis ? 'redis' : 'in process', paymentClaims: composed.claimsKind, duplicateWindowS: config.paymentDuplicateWindowS },
+    { host: config.host, port, metricsPort: resources.metricsServer?.port, mappings: mappings.size, mappingsDigest: digest, upstream: upstreamAddress(upstreamUrl), sharedState: redis ? 'redis' : 'in process', paymentClaims: composed.claimsKind, ...(composed.claimsAddress === undefined ? {} : { paymentClaimsAt: composed.claimsAddress }), duplicateWindowS: config.paymentDuplicateWindowS },
     'legacy-gateway listening',
   );
 

@@ -82,6 +82,18 @@ async function expectAlive(...gateways: GatewayProcess[]): Promise<void> {
   }
 }
 
+/** /readyz's status and what it says of the claims store. */
+async function readyz(gateway: GatewayProcess): Promise<{ status: number; claims: unknown }> {
+  const reply = await fetchReply(`${gateway.url}/readyz`);
+  return { status: reply.status, claims: (reply.body as { claims?: unknown }).claims };
+}
+
+/** legacy_gateway_claim_store_up's value on the gateway's metrics port. */
+async function claimStoreUp(gateway: GatewayProcess): Promise<string | undefined> {
+  const text = await (await fetch(gateway.metricsUrl!)).text();
+  return /^legacy_gateway_claim_store_up (\S+)$/m.exec(text)?.[1];
+}
+
 /** Whether /readyz says Redis is up (or down). */
 async function redisIs(gateway: GatewayProcess, state: 'up' | 'down'): Promise<boolean> {
   const ready = (await fetchReply(`${gateway.url}/readyz`)).body as { redis?: string };
@@ -133,7 +145,9 @@ describe('claims in PostgreSQL (IDEMPOTENCY_URL), two replicas', () => {
     const env = { IDEMPOTENCY_URL: pg.url, GATEWAY_SECRET };
     [a, b] = await Promise.all([serve(env), serve(env)]);
     for (const gateway of [a, b]) {
-      expect(gateway.lines.some((l) => l.includes('"msg":"legacy-gateway listening"') && l.includes('"paymentClaims":"postgres"'))).toBe(true);
+      const listening = gateway.lines.find((l) => l.includes('"msg":"legacy-gateway listening"'));
+      expect(listening).toContain('"paymentClaims":"postgres"');
+      expect(listening).toContain(`"paymentClaimsAt":"${pg.url}"`);
     }
   }, 60_000);
   afterAll(async () => {
@@ -205,8 +219,18 @@ describe('claims in PostgreSQL (IDEMPOTENCY_URL), two replicas', () => {
   }, 60_000);
 
   it('PostgreSQL stopped: reads go on, payments are refused before any v1 call (503, code 8); started again: payments work, no restart', async () => {
+    for (const gateway of [a, b]) {
+      expect(await readyz(gateway)).toEqual({ status: 200, claims: 'up' });
+      expect(await claimStoreUp(gateway)).toBe('1');
+    }
     await pg.stop();
     try {
+      // Seen without a payment: /readyz stays 200 (reads go on) and says the claims store is down.
+      for (const gateway of [a, b]) {
+        await until('the claims store seen down', async () => (await readyz(gateway)).claims === 'down', 15_000);
+        expect(await readyz(gateway)).toEqual({ status: 200, claims: 'down' });
+        expect(await claimStoreUp(gateway)).toBe('0');
+      }
       for (const gateway of [a, b]) {
         const read = await fetchReply(`${gateway.url}/api/staffs/0/5`, { headers: { 'x-api-key': CALLER_KEY } });
         expect(read.status).toBe(200);
@@ -223,6 +247,10 @@ describe('claims in PostgreSQL (IDEMPOTENCY_URL), two replicas', () => {
       await expectAlive(a, b);
     } finally {
       await pg.start();
+    }
+    for (const gateway of [a, b]) {
+      await until('the claims store seen up again', async () => (await readyz(gateway)).claims === 'up', 15_000);
+      expect(await claimStoreUp(gateway)).toBe('1');
     }
     // The same Idempotency-Key, as the refusal said: it took no claim, so it pays now.
     const paid = await pay(a, payment('48.00'), keyed('pg-order-down'));

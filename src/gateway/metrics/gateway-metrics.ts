@@ -57,6 +57,9 @@ export interface GatewayMetrics {
   paymentCompleted(code: number): void;
   /** Redis (REDIS_URL) came up or went down; called once at start with its state, then on each change. */
   redisState(up: boolean): void;
+  /** With a shared claims store (IDEMPOTENCY_URL, or REDIS_URL): how to learn whether it answers, read at
+   * each scrape. Called once. */
+  claimStore(isUp: () => boolean): void;
   idempotencyEvent(event: IdempotencyEvent, claim: ClaimKind): void;
   /** One shadow comparison of a read (SHADOW_MAPPINGS_DIR) ended so. */
   shadowRead(method: string, result: ShadowResult): void;
@@ -74,6 +77,7 @@ export const noMetrics: GatewayMetrics = {
   mappingsInService: () => undefined,
   paymentCompleted: () => undefined,
   redisState: () => undefined,
+  claimStore: () => undefined,
   idempotencyEvent: () => undefined,
   shadowRead: () => undefined,
   shadowDifference: () => undefined,

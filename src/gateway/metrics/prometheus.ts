@@ -62,7 +62,7 @@ const CLAIM_KINDS: readonly ClaimKind[] = ['key', 'keyless'];
 
 /** The payment claims' events (keyed and keyless: a keyless `replayed`, `waited` or `outcome_unknown` is
  * a duplicate payment suppressed), and Redis's state when REDIS_URL is set. */
-function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMetrics, 'redisState' | 'idempotencyEvent'> {
+function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMetrics, 'redisState' | 'claimStore' | 'idempotencyEvent'> {
   const idempotency = new Counter({
     name: 'legacy_gateway_idempotency_events_total',
     help: 'Claimed payment calls (claim="key": an Idempotency-Key; "keyless": the duplicate check), by what became of them.',
@@ -74,8 +74,23 @@ function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMet
     ? new Gauge({ name: 'legacy_gateway_redis_up', help: 'Whether Redis (REDIS_URL, the state replicas share) answers: 1 up, 0 down.', registers: [registry] })
     : undefined;
   redisUp?.set(0);
+  // Registered only once a shared claims store is named: without one (claims in this process) the gauge is
+  // absent, so an alert on it never fires for such a gateway.
+  let claimStoreUp: (() => boolean) | undefined;
   return {
     redisState: (up) => redisUp?.set(up ? 1 : 0),
+    claimStore: (isUp) => {
+      if (claimStoreUp) return;
+      claimStoreUp = isUp;
+      new Gauge({
+        name: 'legacy_gateway_claim_store_up',
+        help: 'Whether the store holding the payment claims (IDEMPOTENCY_URL, or REDIS_URL) answers: 1 up, 0 down (payments that need a claim are refused).',
+        registers: [registry],
+        collect() {
+          this.set(claimStoreUp?.() === true ? 1 : 0);
+        },
+      });
+    },
     idempotencyEvent: (event: IdempotencyEvent, claim: ClaimKind) => {
       if ((IDEMPOTENCY_EVENTS as readonly string[]).includes(event) && CLAIM_KINDS.includes(claim)) idempotency.inc({ event, claim });
     },

@@ -2,8 +2,9 @@
 // reachable, not draining). The upstream probe is a plain GET /api/v1: any HTTP answer means reachable, but
 // a 404 `unknown_resource`: v1 does not know /api/v1 there, so UPSTREAM_URL is not the service's base URL and
 // every call would answer the same (503, saying so).
-// Redis (REDIS_URL) is named in the body but never makes /readyz fail: reads go on without it, and keyed
-// payments are refused by their store, so taking every replica out of the balancer would only add an outage.
+// Redis (REDIS_URL) and the store holding the payment claims (IDEMPOTENCY_URL, or REDIS_URL) are named in
+// the body but never make /readyz fail: reads go on without them, and payments are refused by their store,
+// so taking every replica out of the balancer would only add an outage.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeJson } from '../edge/write-json.js';
 import { Pool, requestOn } from '../upstream/undici-parts.js';
@@ -18,6 +19,8 @@ export interface ReadinessDeps {
   notice?: string;
   /** With REDIS_URL: whether Redis answers right now (`"redis":"up"` or `"down"` in the body). */
   redisUp?: () => boolean;
+  /** With a shared claims store: whether it answers right now (`"claims":"up"` or `"down"` in the body). */
+  claimsUp?: () => boolean;
 }
 
 /** What the probe learnt of the upstream. */
@@ -86,6 +89,7 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
       if (deps.isDraining()) return writeJson(res, 503, { status: 'draining', ...sandbox });
       const upstream = await upstreamState();
       const redis = deps.redisUp === undefined ? {} : { redis: deps.redisUp() ? 'up' : 'down' };
+      const claims = deps.claimsUp === undefined ? {} : { claims: deps.claimsUp() ? 'up' : 'down' };
       const ready = upstream === 'reachable';
       writeJson(res, ready ? 200 : 503, {
         status: ready ? 'ready' : upstream === 'unreachable' ? 'upstream unreachable' : 'upstream misaddressed',
@@ -95,6 +99,7 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
           ? { problem: "v1 answers its probe (GET /api/v1) with 404 unknown_resource: UPSTREAM_URL is not the service's base URL, and every v1 call would answer unknown_resource" }
           : {}),
         ...redis,
+        ...claims,
         ...sandbox,
       });
     },

@@ -47,6 +47,9 @@ export interface RedisConnectionOptions {
   heartbeatMs?: number;
   backoff?: Backoff;
   random?: () => number;
+  /** Whether the payment claims live in this Redis (default) or elsewhere (IDEMPOTENCY_URL): its state lines
+   * say what it shares, so an operator is never told claims are in Redis when they are not. */
+  holdsClaims?: boolean;
 }
 
 export interface RedisConnection extends ClaimsRedis {
@@ -122,9 +125,10 @@ function reasonOf(err: unknown): string {
 }
 
 /** Why the state changed, for its one log line. */
-function stateMessage(now: boolean, before: boolean | undefined): { level: 'info' | 'warn' | 'error'; msg: string } {
-  if (now && before === undefined) return { level: 'info', msg: 'Redis connected: Idempotency-Keys and the read cache are shared' };
-  if (now) return { level: 'info', msg: 'Redis reachable again: Idempotency-Keys and the read cache are shared again' };
+function stateMessage(now: boolean, before: boolean | undefined, holdsClaims: boolean): { level: 'info' | 'warn' | 'error'; msg: string } {
+  const shared = holdsClaims ? 'Idempotency-Keys and the read cache are shared' : 'the read cache is shared (payment claims are kept in IDEMPOTENCY_URL)';
+  if (now && before === undefined) return { level: 'info', msg: `Redis connected: ${shared}` };
+  if (now) return { level: 'info', msg: `Redis reachable again: ${shared} again` };
   if (before === undefined) return { level: 'warn', msg: 'Redis unreachable at start: serving anyway, reconnecting in the background' };
   return { level: 'error', msg: 'Redis unreachable: shared state unavailable, reconnecting in the background' };
 }
@@ -235,7 +239,7 @@ class Connection implements RedisConnection {
     if (now === this.up) return;
     const before = this.up;
     this.up = now;
-    const { level, msg } = stateMessage(now, before);
+    const { level, msg } = stateMessage(now, before, this.options.holdsClaims ?? true);
     this.logger[level]({ redis: this.redis, ...(now ? {} : { reason: this.lastReason }) }, msg);
     this.settleStarted();
     // No listener is told about the first "down": nothing was up before it.

@@ -14,6 +14,14 @@ const REDIS_STATE: SchemaObject = {
   description: 'Present only when REDIS_URL is set: whether Redis (Idempotency-Keys, the shared read cache) answers. Down does not make the gateway unready: reads go on, keyed payments are refused.',
 };
 
+/** Said by /readyz with a shared claims store (IDEMPOTENCY_URL, or REDIS_URL): whether it can be reached. */
+const CLAIMS_STATE: SchemaObject = {
+  type: 'string',
+  enum: ['up', 'down'],
+  description:
+    'Present only when the payment claims are kept in a shared store (IDEMPOTENCY_URL, or REDIS_URL): whether that store answers. Down does not make the gateway unready: reads go on, payments that need a claim are refused (code 8, HTTP 503) before any v1 call.',
+};
+
 /** An object with exactly these properties, all required, plus the optional ones named. */
 const closed = (properties: Record<string, SchemaObject>, optional: Record<string, SchemaObject> = {}): SchemaObject => ({
   type: 'object',
@@ -26,7 +34,7 @@ const ready = closed({
   status: { type: 'string', const: 'ready' },
   mappings: { type: 'integer', minimum: 0, description: 'How many read methods are mapped.' },
   upstream: { type: 'string', const: 'reachable' },
-}, { redis: REDIS_STATE, sandbox: SANDBOX_NOTICE });
+}, { redis: REDIS_STATE, claims: CLAIMS_STATE, sandbox: SANDBOX_NOTICE });
 
 const notReady: SchemaObject = {
   oneOf: [
@@ -37,7 +45,7 @@ const notReady: SchemaObject = {
         mappings: { type: 'integer', minimum: 0 },
         upstream: { type: 'string', const: 'unreachable' },
       },
-      { redis: REDIS_STATE, sandbox: SANDBOX_NOTICE },
+      { redis: REDIS_STATE, claims: CLAIMS_STATE, sandbox: SANDBOX_NOTICE },
     ),
   ],
 };

@@ -15,8 +15,17 @@
 // commit whose wait for those standbys was cancelled is committed here only: it throws 'not-durable'.
 // It needs a connection of its own to PostgreSQL (direct, or a pooler in session mode): the settings are
 // per session.
+//
+// Synchronous commit protects a claim from a failover only if the standby promoted is a synchronous one.
+// Every few seconds (and at start) the store reads, on the primary, the standbys streaming from it
+// (pg_stat_replication) and whether any of them is synchronous: standbys that all stream asynchronously
+// are a failover that could forget claims, refused like a Redis without its append-only file unless the
+// operator accepted the risk (IDEMPOTENCY_ACCEPT_RISK=async-standby). A server whose replicas it cannot see
+// (a managed service, a user without pg_read_all_stats) is taken as it is. The same read tells a stopped
+// PostgreSQL from an idle one, so its state (isUp) is known without a payment.
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { AcceptedRisk } from '../../config.js';
 import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
 import { CLAIM, CLAIMS_TABLE, READ, SCHEMA, SWEEP, SWEEP_BATCH, UPDATE, fields, recordOf, wholeMs, type Row } from './claims-postgres-rows.js';
 
@@ -33,6 +42,32 @@ const CLAIM_ATTEMPTS = 3;
 /** Retries in the background while down: 50-100 ms, then doubling, up to 1.5-3 s. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 3000;
+/** How often the server's state and its standbys are read while it is up. */
+const DEFAULT_CHECK_EVERY_MS = 5000;
+
+/** The server's replication as the primary sees it: standbys streaming, how many synchronously, and how
+ * many it does not show (no pg_read_all_stats: their state reads NULL). */
+const REPLICATION = `SELECT pg_is_in_recovery() AS recovery,
+  (SELECT count(*)::int FROM pg_stat_replication WHERE state = 'streaming') AS streaming,
+  (SELECT count(*)::int FROM pg_stat_replication WHERE state = 'streaming' AND sync_state IN ('sync', 'quorum')) AS synchronous,
+  (SELECT count(*)::int FROM pg_stat_replication WHERE state IS NULL) AS hidden`;
+interface ReplicationRow {
+  recovery: boolean;
+  streaming: number;
+  synchronous: number;
+  hidden: number;
+}
+
+/** Why PostgreSQL cannot be trusted with claims now, by the name of the risk an operator may accept. */
+export interface PostgresDurabilityProblem {
+  risk: AcceptedRisk;
+  detail: string;
+}
+
+const ASYNC_STANDBY: PostgresDurabilityProblem = {
+  risk: 'async-standby',
+  detail: 'PostgreSQL streams to its standby servers asynchronously, so a failover could forget payment claims',
+};
 
 export interface PostgresClaimStoreOptions {
   /** postgres:// or postgresql:// URL (password, sslmode... in it). */
@@ -40,6 +75,10 @@ export interface PostgresClaimStoreOptions {
   logger: Logger;
   /** The deadline of each call, from the call to the answer (default DEFAULT_COMMAND_TIMEOUT_MS). */
   commandTimeoutMs?: number;
+  /** IDEMPOTENCY_ACCEPT_RISK: the risks the operator accepted by name. */
+  acceptedRisks?: readonly AcceptedRisk[];
+  /** How often the server's state and standbys are read while it is up (default 5 s). */
+  checkEveryMs?: number;
 }
 
 export interface PostgresClaimStore extends ClaimStore {
@@ -47,6 +86,8 @@ export interface PostgresClaimStore extends ClaimStore {
    * a gateway starts with PostgreSQL down, and this store keeps trying in the background. */
   readonly started: Promise<void>;
   isUp(): boolean;
+  /** What keeps PostgreSQL from being trusted with claims now, and no accepted risk covers; undefined: nothing. */
+  problem(): PostgresDurabilityProblem | undefined;
 }
 
 /** The URL with its password masked (in the authority and in a `password` parameter): the only form logged. */
@@ -114,6 +155,10 @@ class Store implements PostgresClaimStore {
   private sweeping = false;
   private retries = 0;
   private retryTimer: NodeJS.Timeout | undefined;
+  private readonly checkTimer: NodeJS.Timeout;
+  private readonly accepted: ReadonlySet<AcceptedRisk>;
+  /** The standbys all stream asynchronously (the last read); false when not read yet, or not visible. */
+  private asyncStandby = false;
   private closed = false;
 
   constructor(options: PostgresClaimStoreOptions) {
@@ -131,19 +176,57 @@ class Store implements PostgresClaimStore {
     });
     // An idle client whose server went away (a restart, a failover): the pool drops it; the next call finds out.
     this.pool.on('error', (err) => this.logger.debug({ postgres: this.postgres, reason: reasonOf(err) }, 'PostgreSQL closed an idle connection'));
-    this.started = this.call(async () => undefined, false)
+    this.accepted = new Set(options.acceptedRisks ?? []);
+    this.started = this.call((q) => this.readReplication(q), false)
       .then(() => this.sweep())
       .catch(() => undefined);
+    // While up, a read every few seconds: a stopped server is found without waiting for a payment, and a
+    // standby attached later is seen. While down, the retry timer does the reading.
+    this.checkTimer = setInterval(() => {
+      if (this.up === true) this.call((q) => this.readReplication(q)).catch(() => undefined);
+    }, options.checkEveryMs ?? DEFAULT_CHECK_EVERY_MS);
+    this.checkTimer.unref();
   }
 
   isUp(): boolean {
     return !this.closed && this.up === true;
   }
 
+  problem(): PostgresDurabilityProblem | undefined {
+    return this.asyncStandby && !this.accepted.has(ASYNC_STANDBY.risk) ? ASYNC_STANDBY : undefined;
+  }
+
+  /** Reads the standbys the server streams to; one log line when what it finds changes. */
+  private async readReplication(q: Query): Promise<void> {
+    const row = (await q(REPLICATION)).rows[0] as unknown as ReplicationRow | undefined;
+    // A standby (in recovery) takes no writes: the claim statements fail on it and say so. Standbys it cannot
+    // show are not judged.
+    const asynchronous = row !== undefined && !row.recovery && row.hidden === 0 && row.streaming > 0 && row.synchronous === 0;
+    if (asynchronous === this.asyncStandby) return;
+    this.asyncStandby = asynchronous;
+    if (!asynchronous) {
+      this.logger.info({ postgres: this.postgres }, 'PostgreSQL streams to a synchronous standby again: payment claims survive a failover');
+    } else if (this.accepted.has(ASYNC_STANDBY.risk)) {
+      this.logger.warn({ postgres: this.postgres, standbys: row.streaming }, 'PostgreSQL streams to its standbys asynchronously: a failover could forget payment claims (accepted: IDEMPOTENCY_ACCEPT_RISK=async-standby)');
+    } else {
+      this.logger.error(
+        { postgres: this.postgres, standbys: row.streaming },
+        'PostgreSQL streams to its standbys asynchronously: payments are refused until one is named in synchronous_standby_names, or IDEMPOTENCY_ACCEPT_RISK=async-standby accepts the risk',
+      );
+    }
+  }
+
+  /** Refuses a claim PostgreSQL cannot be trusted with now. */
+  private trusted(): void {
+    const problem = this.problem();
+    if (problem) throw new ClaimStoreError('not-durable', problem.detail);
+  }
+
   async claim(id: string, record: ClaimRecord, ttlMs: number, now: number): Promise<ClaimResult> {
     wholeMs('now', now);
     if (!(wholeMs('ttlMs', ttlMs) > 0)) throw new TypeError('ttlMs must be above 0');
     const values = [id, record.caller, record.fingerprint, record.owner, ...fields(record), now + ttlMs, now];
+    this.trusted();
     return this.call(async (q) => {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
         if ((await q(CLAIM, values)).rowCount === 1) return { taken: true };
@@ -160,6 +243,8 @@ class Store implements PostgresClaimStore {
     const expiresAt = options.ttlMs === undefined ? null : now + wholeMs('ttlMs', options.ttlMs);
     // synchronous_commit = on: an acknowledged update is as durable as this server can make it (`durable` asks nothing more).
     const values = [id, record.owner, record.caller, record.fingerprint, ...fields(record), expiresAt, now];
+    // Before a payment is sent (`durable`): a standby found asynchronous since the claim was taken refuses it.
+    if (options.durable) this.trusted();
     return this.call(async (q) => (await q(UPDATE, values)).rowCount === 1);
   }
 
@@ -303,7 +388,7 @@ class Store implements PostgresClaimStore {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       if (this.closed || this.up === true) return;
-      this.call(async () => undefined, false).catch(() => this.scheduleRetry());
+      this.call((q) => this.readReplication(q), false).catch(() => this.scheduleRetry());
     }, Math.round(ceiling / 2 + (Math.random() * ceiling) / 2));
     this.retryTimer.unref();
   }
@@ -328,6 +413,7 @@ class Store implements PostgresClaimStore {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.checkTimer);
     await this.pool.end().catch(() => undefined);
   }
 }

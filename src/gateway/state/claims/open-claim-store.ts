@@ -1,5 +1,5 @@
 // Opens the store the payment claims live in, chosen once from the settings: IDEMPOTENCY_URL's PostgreSQL
-// (durable: survives restarts and, with synchronous replication, failover) or its Redis; else REDIS_URL's
+// (durable: survives restarts and, with a synchronous standby, failover) or its Redis; else REDIS_URL's
 // Redis; else none, and the gateway keeps its claims in this process. The PostgreSQL client and a second
 // Redis connection are loaded only when asked for. A store that cannot be reached at start does not stop
 // the start: payments are refused until it answers, reads go on.
@@ -13,6 +13,10 @@ export interface OpenedClaimStore {
   store: ClaimStore;
   /** For the start line: where the claims live. */
   kind: 'postgres' | 'redis';
+  /** For the start line: the store's URL, its password masked. */
+  address: string;
+  /** Whether the store answers right now (/readyz, legacy_gateway_claim_store_up). */
+  isUp(): boolean;
   /** Why the gateway must not start with this store (a Redis without an append-only file, not accepted);
    * one line naming the setting. */
   startProblem(): string | undefined;
@@ -25,6 +29,8 @@ export interface ClaimStoreSettings {
   idempotencyUrl: string | undefined;
   /** REDIS_URL's connection, when it is open. */
   redis: ClaimsRedis | undefined;
+  /** REDIS_URL, its password masked (the start line names it as the claims' store). */
+  redisAddress?: string;
   /** REDIS_KEY_PREFIX. */
   prefix: string;
   acceptedRisks: readonly AcceptedRisk[];
@@ -38,11 +44,18 @@ function noAofProblem(store: RedisClaimStore, setting: string): string | undefin
   return `${setting}: this Redis keeps no append-only file, so a restart would forget payment claims and a repeated payment could be paid twice; turn on appendonly, keep the claims in PostgreSQL (IDEMPOTENCY_URL=postgres://...), or accept the risk with IDEMPOTENCY_ACCEPT_RISK=no-aof`;
 }
 
-function redisClaims(redis: ClaimsRedis, settings: ClaimStoreSettings, setting: string, closeConnection: () => Promise<void>): OpenedClaimStore & { checked: Promise<void> } {
+function asyncStandbyProblem(problem: { risk: AcceptedRisk } | undefined): string | undefined {
+  if (problem?.risk !== 'async-standby') return undefined;
+  return 'IDEMPOTENCY_URL: this PostgreSQL streams to its standby servers asynchronously (none is named in synchronous_standby_names), so a failover could forget payment claims and a repeated payment could be paid twice; name a standby in synchronous_standby_names, or accept the risk with IDEMPOTENCY_ACCEPT_RISK=async-standby';
+}
+
+function redisClaims(redis: ClaimsRedis, settings: ClaimStoreSettings, setting: string, address: string, closeConnection: () => Promise<void>): OpenedClaimStore & { checked: Promise<void> } {
   const store = createRedisClaimStore({ redis, prefix: settings.prefix, logger: settings.logger, acceptedRisks: settings.acceptedRisks });
   return {
     store,
     kind: 'redis',
+    address,
+    isUp: () => redis.isUp(),
     checked: store.checked,
     startProblem: () => noAofProblem(store, setting),
     async close() {
@@ -56,19 +69,26 @@ function redisClaims(redis: ClaimsRedis, settings: ClaimStoreSettings, setting: 
 export async function openClaimStore(settings: ClaimStoreSettings): Promise<OpenedClaimStore | undefined> {
   const url = settings.idempotencyUrl;
   if (url !== undefined && isPostgresUrl(url)) {
-    const { createPostgresClaimStore } = await import('./claims-postgres.js');
-    const store = createPostgresClaimStore({ url, logger: settings.logger });
+    const { createPostgresClaimStore, maskPostgresUrl } = await import('./claims-postgres.js');
+    const store = createPostgresClaimStore({ url, logger: settings.logger, acceptedRisks: settings.acceptedRisks });
     await store.started;
-    return { store, kind: 'postgres', startProblem: () => undefined, close: () => store.close() };
+    return {
+      store,
+      kind: 'postgres',
+      address: maskPostgresUrl(url),
+      isUp: () => store.isUp(),
+      startProblem: () => asyncStandbyProblem(store.problem()),
+      close: () => store.close(),
+    };
   }
   let opened: (OpenedClaimStore & { checked: Promise<void> }) | undefined;
   if (url !== undefined) {
     const { createRedisConnection } = await import('../redis-connection.js');
     const connection = createRedisConnection({ url, logger: settings.logger.child({ store: 'payment claims', redis: maskRedisUrl(url) }) });
     await connection.started;
-    opened = redisClaims(connection, settings, 'IDEMPOTENCY_URL', () => connection.close());
+    opened = redisClaims(connection, settings, 'IDEMPOTENCY_URL', maskRedisUrl(url), () => connection.close());
   } else if (settings.redis) {
-    opened = redisClaims(settings.redis, settings, 'REDIS_URL', () => Promise.resolve());
+    opened = redisClaims(settings.redis, settings, 'REDIS_URL', settings.redisAddress ?? 'REDIS_URL', () => Promise.resolve());
   }
   await opened?.checked;
   return opened;
