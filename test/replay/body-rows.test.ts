@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isJsonObject, NumberLiteral, stringifyExact, type JsonValue } from '../../src/shared/json-exact.js';
-import { diffJson } from '../../src/replay/diff/json-diff.js';
+import { diffJson } from '../../src/json-diff/json-diff.js';
 import { bodyRows, type BodyRow, type SideLine } from '../../src/replay/report/html/body-rows.js';
 import { foldedRowsHtml, MIN_FOLD } from '../../src/replay/report/html/body-view.js';
 

@@ -3,9 +3,9 @@
 // that diff(x, x) is empty.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffJson, type Difference } from '../../src/replay/diff/json-diff.js';
+import { diffJson, type Difference } from '../../src/json-diff/json-diff.js';
 import { NumberLiteral, parseJsonExact, type JsonValue } from '../../src/shared/json-exact.js';
-import { parseRules, rulesForMethod } from '../../src/replay/diff/rules-file.js';
+import { parseRules, rulesForMethod } from '../../src/replay/rules/rules-file.js';
 
 const diff = (e: JsonValue, a: JsonValue, rulesYaml?: string, method?: string): Difference[] =>
   diffJson(e, a, rulesYaml ? { rules: rulesForMethod(parseRules(rulesYaml, 'rules.yaml'), method) } : {}).differences;

@@ -1,12 +1,12 @@
 // Difference groups across a run: indexes generalised into a rules-file pattern, an entry counted once per
 // group however many records differ in it, replay-caused differences apart, and a bounded number of groups.
 import { describe, expect, it } from 'vitest';
-import type { Difference } from '../../src/replay/diff/json-diff.js';
+import type { ReplayDifference } from '../../src/replay/report/replay-difference.js';
 import { DifferenceGroups, MAX_GROUPS, OTHER_PATHS } from '../../src/replay/report/difference-groups.js';
-import { generalisePath, parsePathPattern } from '../../src/replay/diff/json-path.js';
+import { generalisePath, parsePathPattern } from '../../src/json-diff/json-path.js';
 import type { ReportEntry } from '../../src/replay/report/entry.js';
 
-const entry = (index: number, legacyMethod: string, diffs: Difference[]): ReportEntry => ({
+const entry = (index: number, legacyMethod: string, diffs: ReplayDifference[]): ReportEntry => ({
   index,
   method: 'GET',
   url: `/api/${legacyMethod}`,

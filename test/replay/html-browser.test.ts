@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generalisePath } from '../../src/replay/diff/json-path.js';
+import { generalisePath } from '../../src/json-diff/json-path.js';
 import { runReplayCommand } from '../../src/replay/run/run-command.js';
 import { extrasReport } from './html-report-extras.js';
 

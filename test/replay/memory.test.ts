@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/gateway/config.js';
 import { createJsonReportWriter } from '../../src/replay/report/files.js';
-import { EMPTY_RULE_SET } from '../../src/replay/diff/rules-file.js';
+import { EMPTY_RULE_SET } from '../../src/replay/rules/rules-file.js';
 import { runReplay, type ReplayRunResult } from '../../src/replay/run/runner.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { createLogger } from '../../src/gateway/logging.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import express from 'express';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/replay/run/runner.js';
-import { EMPTY_RULE_SET } from '../../src/replay/diff/rules-file.js';
+import { EMPTY_RULE_SET } from '../../src/replay/rules/rules-file.js';
 import { createRecorder, type Recorder } from '../../src/gateway/steps/record.js';
 
 interface Line {

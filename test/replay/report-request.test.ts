@@ -11,7 +11,7 @@ import { redactReportEntry, type ReportEntry } from '../../src/replay/report/ent
 import { curlLine, KEY_VARIABLE } from '../../src/replay/report/html/curl-line.js';
 import { HtmlEntrySelection } from '../../src/replay/report/html/entry-selection.js';
 import { entryJson } from '../../src/replay/report/json.js';
-import { parseBody } from '../../src/replay/diff/reply-diff.js';
+import { parseBody } from '../../src/json-diff/reply-diff.js';
 import type { RecordedExchange } from '../../src/replay/recordings/recording.js';
 import { MAX_REQUEST_BODY_CHARS, requestView } from '../../src/replay/recordings/request-view.js';
 

@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RULES_FILE, readDefaultRules } from '../../src/replay/diff/default-rules.js';
-import { diffJson } from '../../src/replay/diff/json-diff.js';
-import { appendPath, formatPath, matchesPattern, parsePathPattern, PathPatternError } from '../../src/replay/diff/json-path.js';
-import { combineRuleSets, parseRules, RulesFileError, rulesForMethod } from '../../src/replay/diff/rules-file.js';
+import { DEFAULT_RULES_FILE, readDefaultRules } from '../../src/replay/run/rule-files.js';
+import { diffJson } from '../../src/json-diff/json-diff.js';
+import { appendPath, formatPath, matchesPattern, parsePathPattern, PathPatternError } from '../../src/json-diff/json-path.js';
+import { combineRuleSets, parseRules, RulesFileError, rulesForMethod } from '../../src/replay/rules/rules-file.js';
 import type { JsonValue } from '../../src/shared/json-exact.js';
 import { parse as parseYaml } from 'yaml';
 

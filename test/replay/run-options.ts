@@ -1,6 +1,6 @@
 // The runner's options as the replay tests use them: a loopback target, a replay key, no rules; each test
 // overrides what it is about.
-import { EMPTY_RULE_SET } from '../../src/replay/diff/rules-file.js';
+import { EMPTY_RULE_SET } from '../../src/replay/rules/rules-file.js';
 import type { ReplayRunOptions } from '../../src/replay/run/runner.js';
 
 export function replayRunOptions(file: string, targetUrl: string, o: Partial<ReplayRunOptions> = {}): ReplayRunOptions {

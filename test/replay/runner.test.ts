@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ReportEntry } from '../../src/replay/report/entry.js';
-import { parseRules } from '../../src/replay/diff/rules-file.js';
+import { parseRules } from '../../src/replay/rules/rules-file.js';
 import { runReplay } from '../../src/replay/run/runner.js';
 import { replayRunOptions as options } from './run-options.js';
 

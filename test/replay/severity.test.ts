@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Difference } from '../../src/replay/diff/json-diff.js';
+import type { ReplayDifference } from '../../src/replay/report/replay-difference.js';
 import { applyGate, parseDifferenceGate } from '../../src/replay/report/gate.js';
 import { buildJsonReport } from '../../src/replay/report/json.js';
 import type { ReportEntry } from '../../src/replay/report/entry.js';
@@ -17,9 +17,9 @@ import { SummaryBuilder } from '../../src/replay/report/summary.js';
 import { verdictOf } from '../../src/replay/report/verdict.js';
 import { runReplayCaptured } from './replay-command.js';
 
-const d = (kind: Difference['kind'], path = '$.response.x', extra: Partial<Difference> = {}): Difference => ({ path, kind, ...extra });
+const d = (kind: ReplayDifference['kind'], path = '$.response.x', extra: Partial<ReplayDifference> = {}): ReplayDifference => ({ path, kind, ...extra });
 
-const entryOf = (index: number, method: string, url: string, diffs: Difference[]): ReportEntry => ({
+const entryOf = (index: number, method: string, url: string, diffs: ReplayDifference[]): ReportEntry => ({
   index,
   method,
   url,

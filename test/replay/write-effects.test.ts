@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import { loadMappingDirectory } from '../../src/gateway/loaders/mapping-files.js';
-import type { Difference } from '../../src/replay/diff/json-diff.js';
+import type { ReplayDifference } from '../../src/replay/report/replay-difference.js';
 import type { RecordedExchange } from '../../src/replay/recordings/recording.js';
 import { markCausedByReplay, ReplayedWrites, resourcesRead, resourcesWritten, type MappedResources } from '../../src/replay/run/write-effects.js';
 
@@ -49,7 +49,7 @@ describe('resources read and written', () => {
 
 describe('reads after replayed writes', () => {
   it('marks what data changes (value, missing, extra, order) as caused by the replay, not the shape', () => {
-    const diffs: Difference[] = [
+    const diffs: ReplayDifference[] = [
       { path: '$.total', kind: 'value', expected: '50', actual: '51' },
       { path: '$.response[50]', kind: 'extra', actual: {} },
       { path: '$.response[1]', kind: 'missing', expected: {} },

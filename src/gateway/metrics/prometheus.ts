@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { MAPPING_RELOAD_RESULTS } from './gateway-metrics.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ALL_PAYMENT_CODES } from '../../payment/codes.js';
-import { DIFF_KINDS } from '../../replay/diff/json-diff.js';
+import { DIFF_KINDS } from '../../json-diff/json-diff.js';
 import { IDEMPOTENCY_EVENTS, SHADOW_RESULTS, type CacheEvent, type ClaimKind, type GatewayMetrics, type IdempotencyEvent, type UpstreamCall, type UpstreamOutcome, type UpstreamVerb } from './gateway-metrics.js';
 
 /** Route names that are not legacy methods; `other` stands for anything not known at start. */

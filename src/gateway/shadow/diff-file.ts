@@ -8,7 +8,7 @@
 // written.
 import { closeSync, createWriteStream, mkdirSync, openSync, statSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import type { Difference } from '../../replay/diff/json-diff.js';
+import type { Difference } from '../../json-diff/json-diff.js';
 import { stringifyExact, type JsonValue } from '../../shared/json-exact.js';
 import { redactDifferenceValue, redactLogUrl } from '../../shared/redact.js';
 import { ConfigError } from '../config.js';

@@ -1,6 +1,6 @@
 // Shadow mappings (SHADOW_MAPPINGS_DIR): every translated read is translated a second time by the candidate
 // set's mapping of the same legacy method, from the same v1 replies, and the two legacy reply texts are
-// compared with the replay's type-exact diff (replay/diff/, pure). The read route keeps what its `v1Get`
+// compared with the type-exact JSON diff (src/json-diff/, pure). The read route keeps what its `v1Get`
 // port answered only when shadow is on (`forMethod` gives it a capture; off, it gets none and keeps nothing);
 // the comparison runs after the reply has been written (a setImmediate after the route's write), at most
 // MAX_IN_FLIGHT at a time with at most MAX_QUEUED waiting; past that it is counted `skipped` and dropped.
@@ -14,7 +14,7 @@ import type { MappingSet } from '../../mapping/mapping-set.js';
 import { compileMapping, runMappingText, type CompiledMapping, type LegacyCall } from '../../mapping/run.js';
 import type { Mapping } from '../../mapping/schema.js';
 import type { V1Call } from '../../mapping/v1-reply.js';
-import { diffReplies, parseBody } from '../../replay/diff/reply-diff.js';
+import { diffReplies, parseBody } from '../../json-diff/reply-diff.js';
 import { handOff } from '../../shared/hand-off.js';
 import type { RequestContext } from '../edge/request-context.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';

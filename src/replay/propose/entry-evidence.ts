@@ -4,7 +4,7 @@
 // record of an entry where it differs, so an edit cannot break the records that were already right).
 // Pure: must never do I/O. The recorded values stay in memory for the search; what reaches a report comes
 // from the redacted entry's differences.
-import type { Difference } from '../diff/json-diff.js';
+import type { ReplayDifference } from '../report/replay-difference.js';
 import type { MappingSet } from '../../mapping/mapping-set.js';
 import type { LegacyCall } from '../../mapping/run.js';
 import type { Mapping } from '../../mapping/schema.js';
@@ -100,7 +100,7 @@ interface FieldsOfEntry {
   seen: SeenDifference[];
 }
 
-function fieldsOfEntry(index: number, diffs: readonly Difference[], inView: ReadonlySet<string>): FieldsOfEntry {
+function fieldsOfEntry(index: number, diffs: readonly ReplayDifference[], inView: ReadonlySet<string>): FieldsOfEntry {
   const fields = new Set<string>();
   const outsideView = new Set<string>();
   const seen: SeenDifference[] = [];

@@ -8,7 +8,7 @@ import { toLegacyRecord, type V1Record } from '../../mapping/legacy-record.js';
 import { valueFormat, type FieldSpec } from '../../mapping/record-schema.js';
 import type { NullPolicy, ValueFormat } from '../../mapping/legacy-value.js';
 import type { JsonValue } from '../../shared/json-exact.js';
-import { sameValueSpelledDifferently } from '../diff/value-spelling.js';
+import { sameValueSpelledDifferently } from '../../json-diff/value-spelling.js';
 
 /** One recorded value of the field and the v1 record its legacy record was written from. */
 export interface Observation {

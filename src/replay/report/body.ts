@@ -6,7 +6,7 @@
 // nothing shows a body that did not.
 import { parseJsonExact, stringifyExact, type JsonObject } from '../../shared/json-exact.js';
 import { redactBodyText, redactJson, type SecretScrubber } from '../../shared/redact.js';
-import type { ParsedBody } from '../diff/reply-diff.js';
+import type { ParsedBody } from '../../json-diff/reply-diff.js';
 
 export type ReportBody =
   /** Exact JSON text (numbers as spelled); parse it with parseJsonExact. */

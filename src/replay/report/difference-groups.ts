@@ -5,9 +5,9 @@
 // its own, never merged with the gateway's.
 // Pure: must never do I/O. Fed every entry of a run, redacted, in file order; memory is bounded by the
 // number of distinct groups (MAX_GROUPS), never by the number of entries.
-import type { Difference } from '../diff/json-diff.js';
+import type { ReplayDifference } from './replay-difference.js';
 import { stringifyExact, type JsonValue } from '../../shared/json-exact.js';
-import { generalisePath } from '../diff/json-path.js';
+import { generalisePath } from '../../json-diff/json-path.js';
 import type { ReportEntry } from './entry.js';
 
 export interface DifferenceGroup {
@@ -47,7 +47,7 @@ export function groupKey(group: Pick<DifferenceGroup, 'method' | 'path' | 'kind'
 }
 
 /** The key of the group a difference belongs to, among those `has` knows (OTHER_PATHS past the cap). */
-export function groupKeyOf(method: string, d: Difference, has: (key: string) => boolean): string {
+export function groupKeyOf(method: string, d: ReplayDifference, has: (key: string) => boolean): string {
   const key = groupKey({ method, path: generalisePath(d.path), kind: d.kind, cause: d.cause });
   return has(key) ? key : groupKey({ method, path: OTHER_PATHS, kind: d.kind, cause: d.cause });
 }

@@ -2,7 +2,7 @@
 // `entries[]`), and the one function that makes such an entry safe to show.
 // Pure: must never do I/O. Every entry that reaches a report, stdout or a log has been through
 // redactReportEntry; nothing else builds report entries from recorded data.
-import type { Difference } from '../diff/json-diff.js';
+import type { ReplayDifference } from './replay-difference.js';
 import { redactDifferenceValue, redactUrl, type SecretScrubber } from '../../shared/redact.js';
 import { redactReportBody, type ReportBodies } from './body.js';
 import { redactRequestView, type RequestView } from '../recordings/request-view.js';
@@ -24,7 +24,7 @@ interface EntryFields {
   url: string;
   /** `clients`, `session`, `payment`... (see recordings/legacy-method.ts). */
   legacyMethod: string;
-  diffs: Difference[];
+  diffs: ReplayDifference[];
   /** Recorded and replayed HTTP status, when the call was replayed. */
   status?: { expected: number; actual: number };
   /** Why the call could not be replayed (connection refused, timeout). */
@@ -54,7 +54,7 @@ export function redactReportEntry(entry: ReportEntry, scrubber: SecretScrubber):
     ...entry,
     url: scrubber.scrub(redactUrl(entry.url)),
     diffs: entry.diffs.map((d) => {
-      const safe: Difference = { path: scrubber.scrub(d.path), kind: d.kind };
+      const safe: ReplayDifference = { path: scrubber.scrub(d.path), kind: d.kind };
       if (d.expected !== undefined) safe.expected = redactDifferenceValue(d.path, d.expected, scrubber);
       if (d.actual !== undefined) safe.actual = redactDifferenceValue(d.path, d.actual, scrubber);
       if (d.cause !== undefined) safe.cause = d.cause;

@@ -12,8 +12,8 @@
 // Built as strings in pieces (opening, one line per entry, closing) so the runner can stream 100k entries
 // to disk without holding them; numbers keep their recorded spelling.
 // Pure: must never do I/O, and only ever receives entries that went through redactReportEntry.
-import type { Difference } from '../diff/json-diff.js';
-import type { RuleOrigin } from '../diff/diff-rules.js';
+import type { ReplayDifference } from './replay-difference.js';
+import type { RuleOrigin } from '../../json-diff/diff-rules.js';
 import { stringifyExact, type JsonObject, type JsonValue } from '../../shared/json-exact.js';
 import { reportBodiesJson } from './body.js';
 import type { ReportEntry } from './entry.js';
@@ -48,7 +48,7 @@ export interface ReportMeta {
   unexplained?: Unexplained[] | undefined;
 }
 
-function differenceJson(d: Difference): JsonObject {
+function differenceJson(d: ReplayDifference): JsonObject {
   const out: JsonObject = { path: d.path, kind: d.kind };
   if (d.expected !== undefined) out.expected = d.expected;
   if (d.actual !== undefined) out.actual = d.actual;

@@ -5,9 +5,10 @@
 // `key-order`). An entry's severity is the highest of its differences' (money > status > shape > value >
 // order); the differences caused by the replay itself count only when the entry has no other.
 // Pure: must never do I/O, never throws.
-import type { Difference, DiffKind } from '../diff/json-diff.js';
-import { STATUS_PATH } from '../diff/reply-diff.js';
-import { ROOT_PATH } from '../diff/json-path.js';
+import type { DiffKind } from '../../json-diff/json-diff.js';
+import type { ReplayDifference } from './replay-difference.js';
+import { STATUS_PATH } from '../../json-diff/reply-diff.js';
+import { ROOT_PATH } from '../../json-diff/json-path.js';
 import { isPaymentCall } from '../run/safety.js';
 
 /** Highest first. */
@@ -44,20 +45,20 @@ export function higherSeverity(a: Severity, b: Severity): Severity {
  * whole (`$` replaced, missing or of another type: there is no same code to compare). An order difference
  * of the whole body (its keys in another order) leaves the code as it was.
  */
-function changesPaymentOutcome(d: Difference): boolean {
+function changesPaymentOutcome(d: ReplayDifference): boolean {
   if (d.kind === 'status') return true;
   if (d.path === LEGACY_CODE_PATH || d.path.startsWith(`${LEGACY_CODE_PATH}.`) || d.path.startsWith(`${LEGACY_CODE_PATH}[`)) return true;
   return d.path === ROOT_PATH && d.kind !== 'order' && d.kind !== 'key-order';
 }
 
 /** One difference's severity; `payment`: the entry is the payment call. */
-export function differenceSeverity(d: Difference, payment: boolean): Severity {
+export function differenceSeverity(d: ReplayDifference, payment: boolean): Severity {
   if (payment && changesPaymentOutcome(d)) return 'money';
   return d.kind === 'status' || d.path === STATUS_PATH ? 'status' : (KIND_SEVERITY[d.kind] ?? 'value');
 }
 
 /** The highest severity of the differences (undefined for none). */
-export function highestSeverity(diffs: readonly Difference[], payment: boolean): Severity | undefined {
+export function highestSeverity(diffs: readonly ReplayDifference[], payment: boolean): Severity | undefined {
   let out: Severity | undefined;
   for (const d of diffs) {
     const s = differenceSeverity(d, payment);
@@ -71,7 +72,7 @@ export function highestSeverity(diffs: readonly Difference[], payment: boolean):
  * An entry's severity: the highest of its gateway differences, or, when the replay caused every one, of
  * those. undefined for an entry without differences (identical, skipped, error, not comparable).
  */
-export function entrySeverity(entry: { method: string; url: string; diffs: readonly Difference[] }): Severity | undefined {
+export function entrySeverity(entry: { method: string; url: string; diffs: readonly ReplayDifference[] }): Severity | undefined {
   if (entry.diffs.length === 0) return undefined;
   const payment = isPaymentCall(entry.method, entry.url);
   const gateway = entry.diffs.filter((d) => d.cause === undefined);

@@ -4,7 +4,7 @@
 // `causedByReplay`, not `different`, and its differences are not in `kinds`: the verdict counts gateway
 // differences only. Entries that could not be compared count as `notComparable`.
 // Pure: must never do I/O (the table is returned as text).
-import { DIFF_KINDS, type DiffKind } from '../diff/json-diff.js';
+import { DIFF_KINDS, type DiffKind } from '../../json-diff/json-diff.js';
 import type { Outcome, ReportEntry } from './entry.js';
 import { SKIP_REASONS, SKIP_REASON_TEXT, type SkipReason } from '../run/safety.js';
 import { entrySeverity, zeroSeverityCounts, type Severity } from './severity.js';

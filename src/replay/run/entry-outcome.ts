@@ -3,12 +3,12 @@
 // the recorded reply (a differing one with the request and both whole replies).
 // Pure: must never do I/O. The entries built here still hold recorded values: the runner redacts each one
 // before any sink sees it.
-import type { DiffRules } from '../diff/diff-rules.js';
+import type { DiffRules } from '../../json-diff/diff-rules.js';
 import type { JsonValue } from '../../shared/json-exact.js';
 import { markCausedByReplay } from './write-effects.js';
 import { legacyMethodOf } from '../recordings/legacy-method.js';
 import type { RecordedExchange } from '../recordings/recording.js';
-import { diffReplies, parseBody } from '../diff/reply-diff.js';
+import { diffReplies, parseBody } from '../../json-diff/reply-diff.js';
 import { reportBody } from '../report/body.js';
 import type { ReportEntry } from '../report/entry.js';
 import { requestView } from '../recordings/request-view.js';

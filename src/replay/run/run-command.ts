@@ -14,17 +14,16 @@
 // With --propose-mappings it also feeds the differing entries to the mapping proposal and, once every entry
 // is replayed and before the target stops, has it read v1 and write the proposed mappings
 // (src/replay/propose/mapping-proposal.ts).
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseReplayOptions, ReplayUsageError, type ReplayCommandOptions } from './command-options.js';
-import { readDefaultRules } from '../diff/default-rules.js';
+import { readDefaultRules, readOperatorRules } from './rule-files.js';
 import { MappedResourcesError, readMappedResources } from './mapped-resources.js';
 import { createProgress, type ProgressDisplay } from './progress.js';
 import { detectFormat, RecordingInputError, type RecordingFormat } from '../recordings/read-recording.js';
 import { SecretScrubber } from '../../shared/redact.js';
 import { HtmlEntrySelection } from '../report/html/entry-selection.js';
 import { createJsonReportWriter, partialReportPaths, writeHtmlReport, type JsonReportWriter } from '../report/files.js';
-import { combineRuleSets, EMPTY_RULE_SET, parseRules, RulesFileError, type RuleSet } from '../diff/rules-file.js';
+import { combineRuleSets, EMPTY_RULE_SET, RulesFileError, type RuleSet } from '../rules/rules-file.js';
 import type { ReportMeta } from '../report/json.js';
 import { runReplay, type ReplayRunOptions, type ReplayRunResult, type ReplaySinks } from './runner.js';
 import { listenForInterrupts, type InterruptIo, type Interrupts } from './interrupts.js';
@@ -73,16 +72,7 @@ async function prepareProposal(outDir: string | undefined, env: NodeJS.ProcessEn
 /** Throws ReplayUsageError, RulesFileError, RecordingInputError or MappedResourcesError (exit code 2). */
 async function readCommandInputs(file: string, raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<CommandInputs> {
   const options = parseReplayOptions(raw);
-  let rules: RuleSet = EMPTY_RULE_SET;
-  if (options.rules !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(options.rules, 'utf8');
-    } catch (err) {
-      throw new ReplayUsageError(`${options.rules}: cannot read the rules file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    rules = parseRules(text, options.rules);
-  }
+  let rules: RuleSet = options.rules === undefined ? EMPTY_RULE_SET : await readOperatorRules(options.rules);
   if (options.defaultRules) rules = combineRuleSets(await readDefaultRules(), rules);
   const format = options.format ?? (await detectFormat(file));
   // The proposal's check of the mappings first: it names the option that asked for them.

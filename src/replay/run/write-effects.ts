@@ -13,7 +13,8 @@
 import type { MappingSet } from '../../mapping/mapping-set.js';
 import { paymentWrites, resourceRead, v1CallWrites, v1ResourceOf } from '../../mapping/resources-touched.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
-import type { Difference, DiffKind } from '../diff/json-diff.js';
+import type { Difference, DiffKind } from '../../json-diff/json-diff.js';
+import type { ReplayDifference } from '../report/replay-difference.js';
 import { legacyMethodOf } from '../recordings/legacy-method.js';
 import { recordedBodyFields } from '../recordings/recorded-fields.js';
 import type { RecordedExchange } from '../recordings/recording.js';
@@ -54,7 +55,7 @@ export function resourcesWritten(exchange: RecordedExchange, mappings: MappedRes
 }
 
 /** The differences of a read after a replayed write of what it reads, data differences marked. */
-export function markCausedByReplay(diffs: readonly Difference[]): Difference[] {
+export function markCausedByReplay(diffs: readonly Difference[]): ReplayDifference[] {
   return diffs.map((d) => (DATA_KINDS.has(d.kind) ? { ...d, cause: 'replay' } : d));
 }
 

@@ -5,7 +5,7 @@
 // other row is `same` and may be folded away by the view.
 // Pure: must never do I/O; it must never throw on any pair of JSON values or texts.
 import { isJsonObject, stringifyExact, type JsonValue } from '../../../shared/json-exact.js';
-import { appendPath, ROOT_PATH } from '../../diff/json-path.js';
+import { appendPath, ROOT_PATH } from '../../../json-diff/json-path.js';
 import type { ReportBody } from '../body.js';
 
 /** One side of a row: the line's text and its nesting depth. */

@@ -5,7 +5,7 @@
 // Pure: builds a string from redacted entries; every text in it is escaped. Outcomes, kinds and causes
 // it does not know are shown by name, so new ones need no change here.
 import { SKIP_REASON_TEXT, type SkipReason } from '../../run/safety.js';
-import type { Difference } from '../../diff/json-diff.js';
+import type { ReplayDifference } from '../replay-difference.js';
 import { bodiesHtml, diffAnchor } from './body-view.js';
 import { curlLine } from './curl-line.js';
 import type { PageEntry } from './entry-selection.js';
@@ -32,7 +32,7 @@ function causeTag(cause: string | undefined): string {
   return ` <span class="tag cause-tag">${escapeHtml(text)}</span>`;
 }
 
-function diffRow(entry: PageEntry, d: Difference, i: number, anchors: ReadonlyMap<string, number>, group: number | undefined): string {
+function diffRow(entry: PageEntry, d: ReplayDifference, i: number, anchors: ReadonlyMap<string, number>, group: number | undefined): string {
   const target = anchors.get(d.path);
   const path = `<code>${escapeHtml(d.path)}</code>`;
   const pathCell = target !== undefined ? `<a href="#${diffAnchor(entry.index, target)}">${path}</a>` : path;

@@ -6,7 +6,7 @@
 // in file order, and each differing entry with its severity's badge. It works from the keyboard and without JavaScript (filters then do nothing).
 // Pure: builds a string. It must never reference anything outside the page (a Content-Security-Policy
 // forbids every fetch), and only ever receives entries that went through redactReportEntry.
-import { DIFF_KINDS } from '../../diff/json-diff.js';
+import { DIFF_KINDS } from '../../../json-diff/json-diff.js';
 import { DifferenceGroups, type DifferenceGroup } from '../difference-groups.js';
 import { OUTCOMES } from '../entry.js';
 import type { ReportMeta } from '../json.js';

@@ -6,8 +6,8 @@
 // cannot apply: unknown keys and bad paths are errors naming the file, the rule and the reason.
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import type { CompiledRule, RuleKind, RuleOrigin, RuleSet } from './diff-rules.js';
-import { parsePathPattern, PathPatternError, type PathPattern } from './json-path.js';
+import type { CompiledRule, RuleKind, RuleOrigin, RuleSet } from '../../json-diff/diff-rules.js';
+import { parsePathPattern, PathPatternError, type PathPattern } from '../../json-diff/json-path.js';
 
 export {
   combineRuleSets,
@@ -18,7 +18,7 @@ export {
   type DiffRules,
   type RuleKind,
   type RuleSet,
-} from './diff-rules.js';
+} from '../../json-diff/diff-rules.js';
 
 const methods = z
   .array(z.string().min(1))

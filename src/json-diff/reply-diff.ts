@@ -3,7 +3,7 @@
 // text at `$`; an empty body against a non-empty one is `missing` or `extra`.
 // Pure: must never do I/O; never throws (an unparsable body is text, not an error).
 import { diffJson, type DiffOptions, type DiffResult, type Difference } from './json-diff.js';
-import { parseJsonExact, type JsonValue } from '../../shared/json-exact.js';
+import { parseJsonExact, type JsonValue } from '../shared/json-exact.js';
 import { ROOT_PATH } from './json-path.js';
 
 /** Path of the status difference: not a JSON path, so no rule can ignore it by accident. */

@@ -1,6 +1,7 @@
-// The replay diff: compares a recorded JSON value with the gateway's, exactly, and names each difference
-// by kind: `type` ("1" vs 1), `format` (same value spelled differently: "45.5" vs "45.50", "09:00" vs
-// "09:00:00", 1 vs 1.0), `value`, `missing` (recorded, absent now), `extra` (absent then, present now),
+// The exact JSON diff, used by the replay and the gateway's shadow alike: compares an expected JSON value
+// (a recorded reply) with an actual one (the gateway's), exactly, and names each difference by kind: `type`
+// ("1" vs 1), `format` (same value spelled differently: "45.5" vs "45.50", "09:00" vs "09:00:00", 1 vs 1.0),
+// `value`, `missing` (recorded, absent now), `extra` (absent then, present now),
 // `order` (the same elements in another order), `key-order` (an object's keys in another order: old
 // integrations read a record's fields by position). Key order is the relative order of the keys both
 // objects have (a missing or extra key is reported as such, not also as key-order), and is checked unless
@@ -10,16 +11,13 @@
 // list before comparing. A `pattern` rule makes two strings (or number spellings) equal when they differ
 // only where the pattern matched.
 // Pure and total: it must never throw on any JSON input, never do I/O, and diff(x, x) is always empty.
-import { jsonTypeOf, numberSpelling, NumberLiteral, type JsonObject, type JsonValue } from '../../shared/json-exact.js';
+import { jsonTypeOf, numberSpelling, NumberLiteral, type JsonObject, type JsonValue } from '../shared/json-exact.js';
 import { appendPath, matchesPattern, ROOT_PATH, type PathSegment } from './json-path.js';
 import { NO_RULES, type CompiledRule, type DiffRules } from './diff-rules.js';
 import { canonicalDecimal, decimalStringValue, sameValueSpelledDifferently } from './value-spelling.js';
 
 export const DIFF_KINDS = ['type', 'format', 'value', 'missing', 'extra', 'order', 'key-order', 'status'] as const;
 export type DiffKind = (typeof DIFF_KINDS)[number];
-
-/** What made a difference other than the gateway: `replay`, an earlier write the replay itself sent. */
-export type DifferenceCause = 'replay';
 
 export interface Difference {
   /** `$.response[3].first_name`; `HTTP status` for the status line. */
@@ -29,8 +27,6 @@ export interface Difference {
   expected?: JsonValue;
   /** The gateway's value; absent for `missing`. For `key-order`, the gateway's keys in their order. */
   actual?: JsonValue;
-  /** Set when the difference is not the gateway's (see run/write-effects.ts); absent: a gateway difference. */
-  cause?: DifferenceCause;
 }
 
 export interface DiffOptions {
