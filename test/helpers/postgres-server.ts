@@ -5,6 +5,8 @@
 // looks to the gateway. fsync stays on: a claim committed before a crash must be found after it.
 // PostgreSQL refuses to run as root: as root, initdb and postgres run as the `postgres` system user the
 // package creates (the spawn sets their user), and the folder is handed to it.
+// A primary may be given server settings (synchronous_standby_names...), and a streaming standby made from
+// it (pg_basebackup, then started in recovery under an application_name), which can be promoted.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -44,6 +46,13 @@ export interface TestPostgres {
   close(): Promise<void>;
 }
 
+export interface TestStandby extends TestPostgres {
+  /** The application_name it streams under (what synchronous_standby_names names). */
+  name: string;
+  /** Ends recovery (pg_ctl promote, waiting for it): it takes writes from then on. */
+  promote(): Promise<void>;
+}
+
 
 /** A PostgreSQL binary's path. */
 function binary(name: string): string {
@@ -63,10 +72,11 @@ async function initdb(dir: string): Promise<void> {
   await promisify(execFile)(binary('initdb'), args, runAs(dir));
 }
 
-async function launch(port: number, dir: string): Promise<ChildProcess> {
+async function launch(port: number, dir: string, settings: Readonly<Record<string, string>> = {}): Promise<ChildProcess> {
   const args = [
     '-D', path.join(dir, 'data'), '-p', String(port), '-h', '127.0.0.1', '-k', dir,
     '-c', 'fsync=on', '-c', 'full_page_writes=off', '-c', 'shared_buffers=16MB', '-c', 'max_connections=40',
+    ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ];
   // Its log goes to stderr; 'ready to accept connections' is the event waited for.
   const child = spawn(binary('postgres'), args, { ...runAs(dir), stdio: ['ignore', 'ignore', 'pipe'] });
@@ -77,7 +87,8 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
     child.once('exit', onExit);
     lines.on('line', (line) => {
       log.push(line);
-      if (!line.includes('database system is ready to accept connections')) return;
+      // A standby says 'ready to accept read-only connections'.
+      if (!/database system is ready to accept (read-only )?connections/.test(line)) return;
       child.off('exit', onExit);
       resolve();
     });
@@ -138,16 +149,19 @@ function systemUser(name: string): { uid: number; gid: number } {
   return { uid: Number(fields[2]), gid: Number(fields[3]) };
 }
 
-/** Starts a fresh PostgreSQL in its own folder. */
-export async function startTestPostgres(): Promise<TestPostgres> {
+/** A folder for a server's data, owned by the postgres user when this process is root. */
+function makeFolder(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lgw-postgres-'));
   if (asRoot) {
     const { uid, gid } = systemUser('postgres');
     chownSync(dir, uid, gid);
   }
-  await initdb(dir);
-  const port = await freePort();
-  let child: ChildProcess | undefined = await launch(port, dir);
+  return dir;
+}
+
+/** The server in `dir` on `port`, already started as `first`: stopped, killed, started again, closed. */
+function served(dir: string, port: number, first: ChildProcess, settings: Readonly<Record<string, string>>): TestPostgres {
+  let child: ChildProcess | undefined = first;
   const halt = async (signal: 'SIGINT' | 'SIGKILL'): Promise<void> => {
     if (!child) return;
     const running = child;
@@ -175,11 +189,39 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     stop: () => halt('SIGINT'),
     kill: () => halt('SIGKILL'),
     async start() {
-      if (!child) child = await launch(port, dir);
+      if (!child) child = await launch(port, dir, settings);
     },
     async close() {
       await halt('SIGINT');
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts a fresh PostgreSQL in its own folder, with `settings` (-c name=value) on top of the test ones. */
+export async function startTestPostgres(settings: Readonly<Record<string, string>> = {}): Promise<TestPostgres> {
+  const dir = makeFolder();
+  await initdb(dir);
+  const port = await freePort();
+  return served(dir, port, await launch(port, dir, settings), settings);
+}
+
+/** A streaming standby of `primary`: a base backup of it (initdb's rules let its user replicate from
+ * loopback), started in recovery and streaming under `name`. Whether it is synchronous is the primary's
+ * synchronous_standby_names. */
+export async function startTestStandby(primary: TestPostgres, name: string): Promise<TestStandby> {
+  const dir = makeFolder();
+  const data = path.join(dir, 'data');
+  await promisify(execFile)(binary('pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primary.port), '-U', USER, '-D', data, '-R', '-X', 'stream', '--no-sync'], runAs(dir));
+  const port = await freePort();
+  // One argument each, with no shell: the value is taken as written, spaces included.
+  const settings = { primary_conninfo: `host=127.0.0.1 port=${primary.port} user=${USER} application_name=${name}` };
+  const server = served(dir, port, await launch(port, dir, settings), settings);
+  return {
+    ...server,
+    name,
+    async promote() {
+      await promisify(execFile)(binary('pg_ctl'), ['promote', '-w', '-D', data], runAs(dir));
     },
   };
 }
