@@ -121,6 +121,12 @@ export const settingsSchema = z.object({
   shadowMappingsDir: optionalText,
   /** Where a sample of the shadow comparisons that differ is appended (JSONL); unset: none written. */
   shadowDiffFile: optionalText,
+  /** Scheduled brownout windows (YAML); unset: none. */
+  brownoutsFile: optionalText,
+  /** Where the migration guides are published (one `<integration>.html` each), named in brownout refusals and notices. */
+  guidesUrl: optionalText.pipe(docsUrl.optional()),
+  /** An integration that has not called for this many days gets the `quiet` notice. */
+  quietDays: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
 type SettingName = keyof z.input<typeof settingsSchema>;
@@ -154,6 +160,9 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   legacyDocsUrl: 'LEGACY_DOCS_URL',
   shadowMappingsDir: 'SHADOW_MAPPINGS_DIR',
   shadowDiffFile: 'SHADOW_DIFF_FILE',
+  brownoutsFile: 'BROWNOUTS_FILE',
+  guidesUrl: 'GUIDES_URL',
+  quietDays: 'QUIET_DAYS',
 };
 
 
@@ -203,6 +212,12 @@ export interface GatewayConfig {
   shadowMappingsDir?: string | undefined;
   /** SHADOW_DIFF_FILE (resolved): a sample of the differing comparisons, JSONL. */
   shadowDiffFile?: string | undefined;
+  /** BROWNOUTS_FILE (resolved): the scheduled brownout windows; reloaded on SIGHUP. */
+  brownoutsFile?: string | undefined;
+  /** GUIDES_URL: where the migration guides are published (`<integration>.html` under it). */
+  guidesUrl?: string | undefined;
+  /** QUIET_DAYS: days without a call after which an integration's owner gets the `quiet` notice (default 30). */
+  quietDays?: number;
 }
 
 /** The other LEGACY_* settings mean nothing without LEGACY_SUNSET; the deprecation comes before the sunset.
@@ -288,5 +303,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     legacyDocsUrl: e.legacyDocsUrl,
     shadowMappingsDir: e.shadowMappingsDir ? path.resolve(e.shadowMappingsDir) : undefined,
     shadowDiffFile: e.shadowDiffFile ? path.resolve(e.shadowDiffFile) : undefined,
+    brownoutsFile: e.brownoutsFile ? path.resolve(e.brownoutsFile) : undefined,
   };
 }

@@ -35,6 +35,10 @@ import { createWriteGenerations, type WriteGenerations } from './state/caches/wr
 import { createRedisUsageStore, runsScripts } from './state/usage/usage-redis.js';
 import { createUsageTracker, type UsageTracker } from './state/usage/usage-tracker.js';
 import { createRedisGenerationStore } from './state/caches/write-generations-redis.js';
+import { brownoutStep, type CallerIntegration } from './steps/brownout.js';
+import type { BrownoutSchedule } from './brownouts/brownout-file.js';
+import type { WhereToMove } from './brownouts/brownout-reply.js';
+import type { Occurrence } from './brownouts/brownout-windows.js';
 import { countStep } from './steps/count.js';
 import { createShadowReads, type ShadowReads } from './shadow/shadow-reads.js';
 import type { ShadowDiffFile } from './shadow/diff-file.js';
@@ -102,6 +106,11 @@ export interface GatewayParts {
   /** The mapping sets reloaded on SIGHUP (reload/mapping-reload.ts): a set served beside MAPPINGS_DIR (the
    * shadow mappings) registers its own reload here. Unset: nothing is reloaded (a library, a test). */
   reloads?: MappingReloads;
+  /** BROWNOUTS_FILE's windows in service (steps/brownout.ts), where a refused caller reads how to move, and who
+   * is told of each refusal (the brownout-hit notice's count). Unset: no brownouts. */
+  brownouts?: { schedule: BrownoutSchedule; where: WhereToMove; onRefused?: (occurrence: Occurrence, integration: CallerIntegration) => void };
+  /** The name of the integration a fingerprint belongs to (INTEGRATIONS_FILE); unset: every key unnamed. */
+  integrationName?: (fingerprint: string) => string | undefined;
 }
 
 /** What one mapping set is built from: `reload()` takes a new one of these. */
@@ -132,7 +141,18 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, usage: Usage
   if (parts.demo) steps.push(demoNoticeStep);
   if (parts.sunset) steps.push(sunsetStep(parts.sunset));
   if (lifecycle) steps.push(trackStep(lifecycle));
-  steps.push(countStep(metrics), logStep(parts.logger), usageStep(usage), guardStep);
+  steps.push(countStep(metrics), logStep(parts.logger), usageStep(usage));
+  // After usage (a refused call still counts as its integration's), before the guard (every call in a window
+  // gets the same answer, whatever its shape): steps/brownout.ts says why.
+  if (parts.brownouts) {
+    const { schedule, where, onRefused } = parts.brownouts;
+    const integrationOf = (apiKey: string | undefined): CallerIntegration => {
+      const fingerprint = usage.fingerprintOf(apiKey);
+      return { fingerprint, name: parts.integrationName?.(fingerprint) };
+    };
+    steps.push(brownoutStep({ schedule, where, integrationOf, metrics, logger: parts.logger, ...(onRefused ? { onRefused } : {}), ...(parts.now ? { now: parts.now } : {}) }));
+  }
+  steps.push(guardStep);
   if (recorder) steps.push(recorder);
   return steps;
 }

@@ -27,6 +27,7 @@ import type { SharedRedis } from './state/shared-redis.js';
 import { loadShadow, shadowReload } from './shadow/load-shadow.js';
 import type { ShadowReads } from './shadow/shadow-reads.js';
 import { loadTracing } from './tracing/load.js';
+import { brownoutsReload, createBrownoutSchedule, loadBrownouts, type BrownoutSchedule } from './brownouts/brownout-file.js';
 import type { GatewayTracing } from './tracing/types.js';
 
 export interface RunningGateway {
@@ -197,6 +198,15 @@ function closingTracing(composed: ComposedGateway, tracing: GatewayTracing): Com
   };
 }
 
+/** The legacy read methods a gateway serves (what a brownout's `methods` may name). */
+const readMethodsOf = (gateway: Gateway): ReadonlySet<string> => new Set(gateway.table.routes().filter((r) => r.kind === 'read').map((r) => r.label));
+
+/** BROWNOUTS_FILE, read and validated at start (a bad file stops the start, as a bad mapping does). */
+function loadSchedule(config: GatewayConfig, readMethods: ReadonlySet<string>): BrownoutSchedule | undefined {
+  if (config.brownoutsFile === undefined) return undefined;
+  return createBrownoutSchedule(loadBrownouts(config.brownoutsFile, readMethods).windows);
+}
+
 async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, usage: Gateway['usage'], undo: () => Promise<void>): Promise<MetricsServer | undefined> {
   if (!prometheus || config.metricsPort === undefined) return undefined;
   try {
@@ -220,6 +230,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   // Composed before the first signal can be handled: serve.ts listens for SIGHUP once started.
   const reloads = mappingReloads({ config, logger, prometheus, digest, mappings }, () => composed.gateway);
   const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
+  const brownouts = loadSchedule(config, new Set([...mappings.values()].map((m) => m.method)));
   // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
   if (config.recordFile) prepareRecordFile(config.recordFile);
   const recorder = config.recordFile
@@ -244,6 +255,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       ...(options.now ? { now: options.now } : {}),
       ...(options.upstream?.demo ? { demo: true } : {}),
       ...(tracing ? { tracing } : {}),
+      ...(brownouts ? { brownouts: { schedule: brownouts, where: { guidesUrl: config.guidesUrl, legacyDocsUrl: config.legacyDocsUrl } } } : {}),
     });
   } catch (err) {
     // Nothing may keep the process alive after a failed start.
@@ -254,6 +266,8 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   if (tracing) composed = closingTracing(composed, tracing);
   const { gateway, redis } = composed;
   if (config.shadowMappingsDir !== undefined && gateway.shadow) reloads.register(shadowReload(config.shadowMappingsDir, gateway.shadow));
+  // After MAPPINGS_DIR's: a window's `methods` is checked against the set that just took over.
+  if (config.brownoutsFile !== undefined && brownouts) reloads.register(brownoutsReload(config.brownoutsFile, brownouts, () => readMethodsOf(gateway)));
   const server = createServer(config, (req, res) => gateway.handler(req, res));
   const port = await listen(server, config).catch(async (err: unknown) => {
     // Nothing may keep the process alive after a failed start (a port in use, say).

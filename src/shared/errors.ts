@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   LGW_UPSTREAM_UNREACHABLE: { status: 502, summary: 'v1 could not be reached (connection refused, reset, DNS)' },
   LGW_UPSTREAM_BAD_REPLY: { status: 502, summary: 'v1 answered something that is not the documented JSON (invalid JSON, wrong shape, too large)' },
   LGW_UPSTREAM_TIMEOUT: { status: 504, summary: 'v1 did not answer within UPSTREAM_TIMEOUT_MS' },
+  LGW_BROWNOUT: { status: 410, summary: 'a legacy call refused during a scheduled brownout (BROWNOUTS_FILE): the old API is being retired; Retry-After says when the window ends' },
   LGW_NOT_READY: { status: 503, summary: 'the gateway is starting or draining' },
   LGW_INTERNAL: { status: 500, summary: 'an unexpected fault in the gateway; the reply carries the request id' },
 } as const;

@@ -11,7 +11,8 @@ export interface TestGateway extends RunningGateway {
   logs: string[];
 }
 
-export async function startTestGateway(env: Record<string, string | undefined> = {}): Promise<TestGateway> {
+/** `now`: the gateway's clock (ms since the epoch), for a test that must not wait for time to pass. */
+export async function startTestGateway(env: Record<string, string | undefined> = {}, options: { now?: () => number } = {}): Promise<TestGateway> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env });
   const logs: string[] = [];
   const sink = new Writable({
@@ -21,7 +22,7 @@ export async function startTestGateway(env: Record<string, string | undefined> =
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const gateway = await startServing({ config, logger });
+  const gateway = await startServing({ config, logger, ...(options.now ? { now: options.now } : {}) });
   return Object.assign(gateway, { logs });
 }
 

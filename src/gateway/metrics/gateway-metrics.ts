@@ -38,6 +38,10 @@ export type ClaimKind = 'key' | 'keyless';
 export const SHADOW_RESULTS = ['same', 'different', 'skipped', 'failed', 'candidate_needed_other_v1_call'] as const;
 export type ShadowResult = (typeof SHADOW_RESULTS)[number];
 
+/** The notices sent to an integration's owner (its `notify` URL): the closed set of event names. */
+export const NOTICE_EVENTS = ['sunset-call', 'brownout-upcoming', 'brownout-hit', 'quiet'] as const;
+export type NoticeEvent = (typeof NOTICE_EVENTS)[number];
+
 export interface GatewayMetrics {
   /** A request entered the listener (the in-flight gauge goes up). */
   requestStarted(): void;
@@ -63,6 +67,11 @@ export interface GatewayMetrics {
   idempotencyEvent(event: IdempotencyEvent, claim: ClaimKind): void;
   /** One shadow comparison of a read (SHADOW_MAPPINGS_DIR) ended so. */
   shadowRead(method: string, result: ShadowResult): void;
+  /** A legacy call was refused by a brownout window (BROWNOUTS_FILE): the window's name, the call's legacy
+   * method (`payment` for the payment). */
+  brownoutRefusal(window: string, method: string): void;
+  /** A notice to an integration's owner (its `notify` URL) could not be delivered: one failed attempt. */
+  noticeFailed(event: NoticeEvent): void;
   /** A shadow comparison found `count` differences of this kind (the replay diff's kinds). */
   shadowDifference(method: string, kind: string, count: number): void;
 }
@@ -81,6 +90,8 @@ export const noMetrics: GatewayMetrics = {
   idempotencyEvent: () => undefined,
   shadowRead: () => undefined,
   shadowDifference: () => undefined,
+  brownoutRefusal: () => undefined,
+  noticeFailed: () => undefined,
 };
 
 /** `metrics` with anything it lacks done by `noMetrics`: a host application's own GatewayMetrics, written

@@ -4,7 +4,7 @@
 // Every label value is checked against a closed set here, whatever the caller passes: a label can never
 // carry an API key, a path or any other value taken from a request.
 import { readFileSync } from 'node:fs';
-import { MAPPING_RELOAD_RESULTS } from './gateway-metrics.js';
+import { MAPPING_RELOAD_RESULTS, NOTICE_EVENTS } from './gateway-metrics.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ALL_PAYMENT_CODES } from '../../payment/codes.js';
 import { DIFF_KINDS } from '../../json-diff/json-diff.js';
@@ -121,6 +121,33 @@ function mappingMetrics(registry: Registry, methods: Set<string>): Pick<GatewayM
       info.reset();
       info.set({ digest: /^[0-9a-f]{1,64}$/.test(digest) ? digest : 'other' }, 1);
       for (const method of legacyMethods) methods.add(method);
+    },
+  };
+}
+
+/** A window's name as a label: the brownouts file allows only these (brownout-schema.ts); anything else is `other`. */
+const WINDOW_LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The retirement's counters: brownout refusals by window and legacy method (the windows are the
+ * operator's, named in BROWNOUTS_FILE), and failed deliveries of notices by event (each at 0 from the start). */
+function retirementMetrics(registry: Registry, methodLabel: (method: string) => string): Pick<GatewayMetrics, 'brownoutRefusal' | 'noticeFailed'> {
+  const refusals = new Counter({
+    name: 'legacy_gateway_brownout_refusals_total',
+    help: 'Legacy calls refused with 410 during a brownout window (BROWNOUTS_FILE), by window name and legacy method.',
+    labelNames: ['window', 'method'],
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'legacy_gateway_notice_failures_total',
+    help: "Failed deliveries of a notice to an integration's owner (its notify URL), by event; each failed attempt counts.",
+    labelNames: ['event'],
+    registers: [registry],
+  });
+  for (const event of NOTICE_EVENTS) failures.inc({ event }, 0);
+  return {
+    brownoutRefusal: (window, method) => refusals.inc({ window: WINDOW_LABEL.test(window) ? window : 'other', method: methodLabel(method) }),
+    noticeFailed: (event) => {
+      if ((NOTICE_EVENTS as readonly string[]).includes(event)) failures.inc({ event });
     },
   };
 }
@@ -266,5 +293,6 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     paymentCompleted: (code) => payments.inc({ code: Number.isInteger(code) && code >= 0 && code <= 12 ? String(code) : 'other' }),
     ...sharedStateMetrics(registry, options.redis ?? false),
     ...shadowMetrics(registry, methodLabel, legacyMethods),
+    ...retirementMetrics(registry, methodLabel),
   };
 }

@@ -99,6 +99,8 @@ export interface SharedUsageStore {
 export interface UsageTracker {
   /** Counts one legacy call: never waits, never throws. */
   record(call: LegacyCall): void;
+  /** The fingerprint a call with this key counts under (`other` past the bound), made once per key. */
+  fingerprintOf(apiKey: string | undefined): string;
   report(): Promise<UsageReport>;
   /** Hands the buffer to the shared store now (nothing without one); never rejects. */
   flush(): Promise<void>;
@@ -247,7 +249,7 @@ class Tracker implements UsageTracker {
     }
   }
 
-  private fingerprintOf(apiKey: string | undefined): string {
+  fingerprintOf(apiKey: string | undefined): string {
     const id = hash('sha256', apiKey ?? '', 'base64url');
     const known = this.fingerprints.get(id);
     if (known !== undefined) return known;
