@@ -45,12 +45,15 @@ let sandbox: RunningSandbox;
 let app: ChildProcess;
 let appUrl: string;
 let standalone: TestGateway;
+let installWarnings: string;
 
 async function installPackedPackage(): Promise<void> {
   const packed = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', scratch], { cwd: root });
   const tarball = path.join(scratch, packed.stdout.trim().split('\n').at(-1)!);
   writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-  await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', tarball], { cwd: scratch });
+  // Installed as a consumer installs it, scripts allowed: npm warns of any install script in the package.
+  const installed = await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: scratch });
+  installWarnings = installed.stderr;
 }
 
 async function startApp(): Promise<void> {
@@ -79,6 +82,10 @@ afterAll(async () => {
 });
 
 describe('legacyGateway() from the packed package', () => {
+  it('installs without a warning: no install script (dist/ is built before packing), no engine refused', () => {
+    expect(installWarnings).not.toMatch(/install-scripts|prepare|EBADENGINE/);
+  });
+
   it('answers legacy calls under its mount path exactly as the standalone gateway does', async () => {
     for (const call of ['/api/clients/0/3', '/api/staff/2', '/api/meetourteam/0/5', '/api/client?email=g.hopper@navy.example.mil', '/api/sessions/0/2']) {
       const mounted = await fetchReply(`${appUrl}/legacy${call}`);
