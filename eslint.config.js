@@ -22,9 +22,10 @@ export default tseslint.config(
     },
   },
   {
-    // The pure cores: the mapping engine, the payment contract and flow, the JSON diff, the shared modules,
-    // and the replay tool's rules and report builders (its files that read, send or write are excepted below).
-    files: ['src/mapping/**/*.ts', 'src/payment/**/*.ts', 'src/json-diff/**/*.ts', 'src/replay/**/*.ts', 'src/shared/**/*.ts'],
+    // The pure cores: the mapping engine, the payment contract and flow, the JSON diff, the migration guide's
+    // generator, the shared modules, and the replay tool's rules and report builders (its files that read, send
+    // or write are excepted below).
+    files: ['src/mapping/**/*.ts', 'src/payment/**/*.ts', 'src/json-diff/**/*.ts', 'src/migration-guide/**/*.ts', 'src/replay/**/*.ts', 'src/shared/**/*.ts'],
     ignores: [
       'src/replay/run/run-command.ts', 'src/replay/recordings/read-recording.ts', 'src/replay/report/files.ts', 'src/replay/run/runner.ts',
       'src/replay/run/pace.ts', 'src/replay/run/progress.ts', 'src/replay/propose/v1-reader.ts', 'src/replay/propose/mapping-copy.ts',

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | replay`, and --version.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | migration-guide | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 // Exit codes, the same for every command (docs/cli.md: exit codes): 0 fine, 1 a problem found (a failed check,
 // replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
@@ -117,6 +117,24 @@ program
   .action(async (opts: { url?: string; json?: boolean; fingerprintOf?: string }) => {
     const { runUsage } = await import('./commands/usage.js');
     await runUsage(opts);
+  });
+
+program
+  .command('migration-guide')
+  .description('write the migration guide, generated from the mappings: for each legacy method, the v1 request(s) that replace it, every field with its v1 source and conversion, example calls; for a list of methods (offline) or for the methods and call shapes one integration uses (from a gateway\'s GET /usage)\n(exit 1 when the usage cannot be fetched or the integration is not in it; 2 on a bad option or mappings that cannot be loaded)')
+  .option('--methods <list>', 'legacy methods, separated by commas (e.g. clients,payment)')
+  .option('--integration <name>', 'the integration of that name in the usage report (needs --url)')
+  .option('--fingerprint <fingerprint>', 'the integration with that API key fingerprint (needs --url)')
+  .option('--all', 'one guide per integration in the usage report, written into --out DIR (needs --url)')
+  .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464 (or its /metrics or /usage URL)')
+  .option('--format <md|html>', 'Markdown (default) or one self-contained HTML page', 'md')
+  .option('--out <path>', 'the file to write (default: stdout); with --all, the directory')
+  .option('--mappings <dir>', 'mappings directory (default: MAPPINGS_DIR or the shipped mappings/)')
+  .option('--legacy-url <url>', 'the legacy API\'s base URL in the example calls (default https://legacy.example.com)')
+  .option('--v1-url <url>', 'v1\'s base URL in the example calls (default: UPSTREAM_URL, else https://api.example.com)')
+  .action(async (opts: { methods?: string; integration?: string; fingerprint?: string; all?: boolean; url?: string; format?: string; out?: string; mappings?: string; legacyUrl?: string; v1Url?: string }) => {
+    const { runMigrationGuide } = await import('./commands/migration-guide.js');
+    await runMigrationGuide(opts);
   });
 
 registerReplayCommand(program);

@@ -22,7 +22,7 @@ export interface UsageIo {
   fetch: typeof fetch;
 }
 
-class UsageError extends Error {
+export class UsageError extends Error {
   constructor(
     message: string,
     readonly exitCode: 1 | 2,
@@ -66,7 +66,7 @@ function isIntegration(value: unknown): value is IntegrationUsage {
   );
 }
 
-async function fetchUsage(url: URL, io: UsageIo): Promise<{ text: string; integrations: IntegrationUsage[] }> {
+export async function fetchUsage(url: URL, io: Pick<UsageIo, 'fetch'>): Promise<{ text: string; integrations: IntegrationUsage[] }> {
   let reply: Response;
   try {
     reply = await io.fetch(url, { signal: AbortSignal.timeout(10_000), headers: { accept: 'application/json' } });

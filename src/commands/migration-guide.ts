@@ -1,0 +1,153 @@
+// `legacy-gateway migration-guide`: writes the migration guide (src/migration-guide/) as Markdown or one
+// self-contained HTML page, for a list of legacy methods (offline, from the mappings), for one integration
+// (its methods and call shapes read from a gateway's GET /usage), or for every integration (one file each).
+// The mappings are MAPPINGS_DIR's or the shipped set, as the gateway loads them. Exit codes: 0 written,
+// 1 the usage could not be fetched or the integration is not in it, 2 a usage or input error.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
+import { loadMappingDirectory, type MappingDirectory } from '../gateway/loaders/mapping-files.js';
+import { MappingSetError } from '../mapping/mapping-set.js';
+import { integrationCalls, type IntegrationCalls } from '../migration-guide/call-shapes.js';
+import { buildMigrationGuide, knownMethods } from '../migration-guide/guide.js';
+import { renderHtml } from '../migration-guide/html.js';
+import { renderMarkdown } from '../migration-guide/markdown.js';
+import { fetchUsage, usageUrl, UsageError } from './usage.js';
+
+export interface MigrationGuideOptions {
+  methods?: string;
+  integration?: string;
+  fingerprint?: string;
+  all?: boolean;
+  url?: string;
+  format?: string;
+  out?: string;
+  mappings?: string;
+  legacyUrl?: string;
+  v1Url?: string;
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+export interface MigrationGuideIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  fetch: typeof fetch;
+}
+
+const FORMATS = ['md', 'html'] as const;
+type Format = (typeof FORMATS)[number];
+
+/** Where the examples' calls go when no option says. */
+const EXAMPLE_LEGACY_URL = 'https://legacy.example.com';
+const EXAMPLE_V1_URL = 'https://api.example.com';
+
+function formatOf(given: string | undefined): Format {
+  const format = given ?? 'md';
+  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: md or html, not ${format}`, 2);
+  return format as Format;
+}
+
+/** Exactly one of --methods, --integration, --fingerprint, --all; the last three need --url. */
+function checkChoice(opts: MigrationGuideOptions): void {
+  const chosen = [opts.methods !== undefined, opts.integration !== undefined, opts.fingerprint !== undefined, opts.all === true].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError('give one of --methods, --integration, --fingerprint or --all', 2);
+  if (opts.methods === undefined && opts.url === undefined) throw new UsageError('--url: required with --integration, --fingerprint or --all (the metrics listener of a gateway)', 2);
+  if (opts.all && opts.out === undefined) throw new UsageError('--all: --out DIR is required (one file per integration)', 2);
+}
+
+async function loadMappings(dir: string): Promise<MappingDirectory> {
+  try {
+    return await loadMappingDirectory(dir);
+  } catch (err) {
+    if (!(err instanceof MappingSetError)) throw err;
+    throw new UsageError(`the mappings in ${dir} cannot be loaded: ${err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ')}`, 2);
+  }
+}
+
+function methodList(given: string, known: readonly string[]): string[] {
+  const methods = [...new Set(given.split(',').map((m) => m.trim()).filter((m) => m !== ''))];
+  const unknown = methods.filter((m) => !known.includes(m));
+  if (methods.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--methods: ${unknown.length > 0 ? `unknown ${unknown.join(', ')}` : 'none given'} (the mappings have ${known.join(', ')})`, 2);
+  }
+  return methods;
+}
+
+async function integrationsOf(url: string, io: MigrationGuideIo): Promise<IntegrationCalls[]> {
+  const { integrations } = await fetchUsage(usageUrl(url), io);
+  return integrations.map((i) => integrationCalls(i as typeof i & { name?: unknown; shapes?: unknown }));
+}
+
+/** A file name for an integration: its name made safe, else the start of its fingerprint. */
+export function guideFileName(i: IntegrationCalls, format: Format, taken: Set<string>): string {
+  const base = i.name !== undefined ? i.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '') : '';
+  let name = base === '' ? i.fingerprint.slice(0, 12) : base;
+  if (taken.has(name)) name = `${name}-${i.fingerprint.slice(0, 12)}`;
+  taken.add(name);
+  return `${name}.${format}`;
+}
+
+async function run(opts: MigrationGuideOptions, env: Environment, io: MigrationGuideIo): Promise<void> {
+  checkChoice(opts);
+  const format = formatOf(opts.format);
+  const dir = opts.mappings ?? (env.MAPPINGS_DIR || SHIPPED_MAPPINGS_DIR);
+  const mappings = await loadMappings(dir);
+  const known = knownMethods(mappings.reads, mappings.payment);
+  const base = {
+    reads: mappings.reads,
+    payment: mappings.payment,
+    mappingsDigest: mappings.digest,
+    bases: { legacy: opts.legacyUrl ?? EXAMPLE_LEGACY_URL, v1: opts.v1Url ?? (env.UPSTREAM_URL || EXAMPLE_V1_URL) },
+  };
+  const render = (integration: IntegrationCalls | undefined, methods: readonly string[]): string => {
+    const doc = buildMigrationGuide({ ...base, integration, methods });
+    return format === 'html' ? renderHtml(doc) : renderMarkdown(doc);
+  };
+  const ordered = (i: IntegrationCalls): string[] => known.filter((m) => i.methods.has(m)).concat([...i.methods.keys()].filter((m) => !known.includes(m)));
+  if (opts.methods !== undefined) return write(render(undefined, methodList(opts.methods, known)), opts.out, io);
+  const integrations = await integrationsOf(opts.url!, io);
+  if (opts.all) {
+    await mkdir(opts.out!, { recursive: true });
+    const taken = new Set<string>();
+    for (const i of integrations) {
+      const file = path.join(opts.out!, guideFileName(i, format, taken));
+      await writeFile(file, render(i, ordered(i)));
+      io.err(`${file}\n`);
+    }
+    return;
+  }
+  const found = integrations.find((i) => (opts.integration !== undefined ? i.name === opts.integration : i.fingerprint === opts.fingerprint));
+  if (!found) {
+    const what = opts.integration !== undefined ? `no integration named ${opts.integration}` : `no integration with fingerprint ${opts.fingerprint}`;
+    throw new UsageError(`${what} in the usage report`, 1);
+  }
+  return write(render(found, ordered(found)), opts.out, io);
+}
+
+async function write(text: string, out: string | undefined, io: MigrationGuideIo): Promise<void> {
+  if (out === undefined) io.out(text);
+  else await writeFile(out, text);
+}
+
+const defaultIo: MigrationGuideIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  fetch: (...args) => fetch(...args),
+};
+
+export async function runMigrationGuide(opts: MigrationGuideOptions, env: Environment = process.env, io: MigrationGuideIo = defaultIo): Promise<void> {
+  try {
+    await run(opts, env, io);
+  } catch (err) {
+    if (!(err instanceof UsageError)) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw err;
+      io.err(`legacy-gateway migration-guide: cannot write: ${(err as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    io.err(`legacy-gateway migration-guide: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+  }
+}
