@@ -147,7 +147,12 @@ describe('the metrics deploy/monitoring names', () => {
       return json(res, 200, v1List([{ object: 'client', id: 1, first_name: 'Ann', last_name: 'Lee' }]));
     });
     redis = await startTestRedis();
+    // A brownout open now over the team listing, so that its refusals' counter has a sample to scrape.
+    const brownouts = path.join(scratch, 'brownouts.yaml');
+    const hour = 3600_000;
+    writeFileSync(brownouts, `brownouts:\n  - name: monitoring\n    start: ${new Date(Date.now() - hour).toISOString()}\n    end: ${new Date(Date.now() + hour).toISOString()}\n    all: true\n    methods: [meetourteam]\n`);
     gateway = await startTestGateway({
+      BROWNOUTS_FILE: brownouts,
       UPSTREAM_URL: upstream.url,
       METRICS_PORT: '0',
       REDIS_URL: redis.url,
@@ -159,6 +164,7 @@ describe('the metrics deploy/monitoring names', () => {
     expect((await fetch(`${gateway.url}/api/clients/0/1`)).status).toBe(200);
     const paid = await fetch(`${gateway.url}/api/payment`, { method: 'POST', body: new URLSearchParams({ client_id: '1', revenue_amount: '1.00', send_email: '0' }) });
     expect(await paid.text()).toContain('payment added');
+    expect((await fetch(`${gateway.url}/api/meetourteam/0/1`)).status).toBe(410);
     await (await fetch(`${gateway.url}/readyz`)).text();
     scraped = await (await fetch(`${gateway.metricsUrl!}/metrics`)).text();
   });
