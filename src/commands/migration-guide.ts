@@ -2,7 +2,8 @@
 // self-contained HTML page, for a list of legacy methods (offline, from the mappings), for one integration
 // (its methods and call shapes read from a gateway's GET /usage), or for every integration (one file each).
 // The mappings are MAPPINGS_DIR's or the shipped set, as the gateway loads them. Exit codes: 0 written,
-// 1 the usage could not be fetched or the integration is not in it, 2 a usage or input error.
+// 1 the usage could not be fetched or the integration is not in it (the error names those it has), 2 a usage or
+// input error.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
@@ -12,7 +13,7 @@ import { integrationCalls, type IntegrationCalls } from '../migration-guide/call
 import { buildMigrationGuide, knownMethods } from '../migration-guide/guide.js';
 import { renderHtml } from '../migration-guide/html.js';
 import { renderMarkdown } from '../migration-guide/markdown.js';
-import { fetchUsage, usageUrl, UsageError } from './usage.js';
+import { fetchUsage, printable, usageUrl, UsageError } from './usage.js';
 
 export interface MigrationGuideOptions {
   methods?: string;
@@ -79,6 +80,30 @@ async function integrationsOf(url: string, io: MigrationGuideIo): Promise<Integr
   return integrations.map((i) => integrationCalls(i as typeof i & { name?: unknown; shapes?: unknown }));
 }
 
+/** The shortest fingerprint prefix taken for a whole one (the usage table and the guides' file names show 12). */
+const MIN_PREFIX = 8;
+
+/** The integration with this fingerprint, or the one whose fingerprint begins with it (at least 8 characters);
+ * a prefix two fingerprints share is refused, naming both. */
+function byFingerprint(integrations: readonly IntegrationCalls[], given: string): IntegrationCalls | undefined {
+  const exact = integrations.find((i) => i.fingerprint === given);
+  if (exact || given.length < MIN_PREFIX) return exact;
+  const matches = integrations.filter((i) => i.fingerprint.startsWith(given));
+  if (matches.length > 1) throw new UsageError(`--fingerprint ${given}: the start of ${matches.length} fingerprints (${matches.map((i) => i.fingerprint).join(', ')}); give more of it`, 2);
+  return matches[0];
+}
+
+/** The integrations a usage report knows, for an error that names one it does not: their names, and the
+ * fingerprints of the unnamed ones. */
+export function knownIntegrations(integrations: readonly IntegrationCalls[]): string {
+  if (integrations.length === 0) return 'the report counts no integration yet';
+  const names = integrations.flatMap((i) => (i.name !== undefined ? [i.name] : [])).sort();
+  const unnamed = integrations.filter((i) => i.name === undefined).map((i) => i.fingerprint);
+  const parts = [names.length > 0 ? `named: ${names.join(', ')}` : 'none is named (INTEGRATIONS_FILE)'];
+  if (unnamed.length > 0) parts.push(`unnamed, by fingerprint: ${unnamed.join(', ')}`);
+  return printable(`the report has ${integrations.length} integration${integrations.length === 1 ? '' : 's'}: ${parts.join('; ')}`);
+}
+
 /** A file name for an integration: its name made safe, else the start of its fingerprint. */
 export function guideFileName(i: IntegrationCalls, format: Format, taken: Set<string>): string {
   const base = i.name !== undefined ? i.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '') : '';
@@ -108,6 +133,10 @@ async function run(opts: MigrationGuideOptions, env: Environment, io: MigrationG
   if (opts.methods !== undefined) return write(render(undefined, methodList(opts.methods, known)), opts.out, io);
   const integrations = await integrationsOf(opts.url!, io);
   if (opts.all) {
+    if (integrations.length === 0) {
+      io.err('no integration in the usage report: no guide written\n');
+      return;
+    }
     await mkdir(opts.out!, { recursive: true });
     const taken = new Set<string>();
     for (const i of integrations) {
@@ -117,10 +146,10 @@ async function run(opts: MigrationGuideOptions, env: Environment, io: MigrationG
     }
     return;
   }
-  const found = integrations.find((i) => (opts.integration !== undefined ? i.name === opts.integration : i.fingerprint === opts.fingerprint));
+  const found = opts.integration !== undefined ? integrations.find((i) => i.name === opts.integration) : byFingerprint(integrations, opts.fingerprint!);
   if (!found) {
     const what = opts.integration !== undefined ? `no integration named ${opts.integration}` : `no integration with fingerprint ${opts.fingerprint}`;
-    throw new UsageError(`${what} in the usage report`, 1);
+    throw new UsageError(`${what} in the usage report; ${knownIntegrations(integrations)}`, 1);
   }
   return write(render(found, ordered(found)), opts.out, io);
 }

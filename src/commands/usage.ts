@@ -50,7 +50,7 @@ export function usageUrl(given: string): URL {
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** Text from the gateway as it may reach a terminal. */
-const printable = (text: string): string => text.replace(CONTROL, '');
+export const printable = (text: string): string => text.replace(CONTROL, '');
 
 function isIntegration(value: unknown): value is IntegrationUsage {
   const i = value as Partial<IntegrationUsage> | null;

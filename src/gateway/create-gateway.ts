@@ -287,7 +287,7 @@ export function createGateway(parts: GatewayParts): Gateway {
   const table: RouteTable = { lookup: (request) => served.table.lookup(request), routes: () => served.table.routes() };
   // Who still calls the old API (GET /usage): shared through Redis when the state is, else this process's.
   const usageStore = shared && runsScripts(shared.redis) ? createRedisUsageStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
-  const usage = createUsageTracker({ secret: parts.secret ?? randomBytes(32), logger: parts.logger, ...(usageStore ? { shared: usageStore } : {}) });
+  const usage = createUsageTracker({ secret: parts.secret ?? randomBytes(32), logger: parts.logger, ...(usageStore ? { shared: usageStore } : {}), ...(parts.now ? { now: parts.now } : {}) });
   const handler = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage), fallbackApiKey: settings.upstreamApiKey });
   return {
     handler,
