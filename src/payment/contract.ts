@@ -35,6 +35,9 @@ export const REQUIRED_ALWAYS: readonly string[] = ['revenue_amount', 'send_email
 /** Code 1: a payment without `client_id` also needs these (they describe the new client). */
 export const REQUIRED_FOR_NEW_CLIENT: readonly string[] = ['first_name', 'last_name', 'state', 'country', 'status'];
 
+/** Code 3: read by the checks only, never sent to v1 (every other field the payment reads is the mapping's). */
+export const CHECK_ONLY_FIELDS: readonly string[] = ['password2'];
+
 /** Code 0: the format rules, as patterns. */
 export const FORMATS = {
   /** `revenue_amount`: digits, optionally a point and one or two decimals (no "1,000.00", "$5", "5."). */

@@ -175,6 +175,36 @@ describe('each legacy payment code, with the v1 calls it took', () => {
   });
 });
 
+describe('fields the gateway does not know', () => {
+  const IGNORED = 'payment fields ignored: the gateway does not know them';
+  const ignoredLines = (requestId: string) =>
+    gateway.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === IGNORED && l.reqId === requestId);
+
+  it('are ignored, and named at debug once per payment, by name only', async () => {
+    const r = await pay(gateway.url, { ...existing, revenue_ammount: 'VALUE-NOT-LOGGED-1', x_order_ref: 'VALUE-NOT-LOGGED-2' }, { 'x-request-id': 'unknown-fields-1' });
+    expect(r.text).toMatch(/^\{"status":"success","code":12,"response":"payment added \(payment id \d+\)"\}$/);
+    const created = sandbox.state.payments.at(-1)!;
+    expect(Object.keys(created)).not.toContain('revenue_ammount');
+    const [line, ...more] = ignoredLines('unknown-fields-1');
+    expect(more).toEqual([]);
+    const { time, ...rest } = line ?? {};
+    expect(typeof time).toBe('number');
+    expect(rest).toEqual({ level: 20, service: 'legacy-gateway', reqId: 'unknown-fields-1', unknownFields: ['revenue_ammount', 'x_order_ref'], unknownFieldCount: 2, msg: IGNORED });
+    expect(gateway.logs.join('\n')).not.toContain('VALUE-NOT-LOGGED');
+  });
+
+  it('writes no such line when every field is known, and names at most 20, each cut to 64 characters', async () => {
+    await pay(gateway.url, { ...newClient, password: SECRET_PASSWORD, password2: SECRET_PASSWORD, mAvailf: '09:00', mAvailt: '12:30' }, { 'x-request-id': 'unknown-fields-2' });
+    expect(ignoredLines('unknown-fields-2')).toEqual([]);
+
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`extra_${String(i).padStart(2, '0')}_${'n'.repeat(80)}`, 'v']));
+    await pay(gateway.url, { ...existing, ...many }, { 'x-request-id': 'unknown-fields-3' });
+    const [line] = ignoredLines('unknown-fields-3');
+    expect(line?.unknownFieldCount).toBe(25);
+    expect(line?.unknownFields).toEqual(Array.from({ length: 20 }, (_, i) => `extra_${String(i).padStart(2, '0')}_${'n'.repeat(55)}`));
+  });
+});
+
 describe('body encodings and limits', () => {
   it('accepts JSON, with numbers as numbers', async () => {
     const res = await fetch(`${gateway.url}/api/payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 1, revenue_amount: 12.5, send_email: 0 }) });

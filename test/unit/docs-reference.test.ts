@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT_NAMES } from '../../src/gateway/config.js';
 import { createPrometheusMetrics } from '../../src/gateway/metrics/prometheus.js';
+import { paymentFieldNames } from '../../src/payment/legacy-fields.js';
+import { paymentMappingSchema } from '../../src/payment/payment-mapping.js';
 import { ERROR_CODES } from '../../src/shared/errors.js';
+import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
@@ -118,6 +121,38 @@ describe('docs/legacy-api.md', () => {
     for (const [code, { status }] of Object.entries(ERROR_CODES)) {
       const row = rows.find((cellsOfRow) => cellsOfRow[0] === `\`${code}\``);
       expect(row?.[1], code).toBe(status === 0 ? "v1's" : String(status));
+    }
+  });
+});
+
+describe("docs/legacy-api.md's payment fields", () => {
+  const mapping = paymentMappingSchema.parse(parse(read('mappings/payment.yaml')));
+  const rows = tableRows('docs/legacy-api.md', '| Field | Type | Required | At v1 |');
+  /** The field names of a row: every name in backticks of its first cell. */
+  const namesOf = (row: string[]): string[] => [...(row[0] ?? '').matchAll(/`([^`]+)`/g)].map(([, name]) => name ?? '');
+  const rowOf = (name: string): string[] | undefined => rows.find((row) => namesOf(row).includes(name));
+
+  it('lists every field the payment reads (mappings/payment.yaml, and the checks), once, and no other', () => {
+    const listed = rows.flatMap(namesOf);
+    expect([...listed].sort()).toEqual([...paymentFieldNames(mapping)].sort());
+  });
+
+  it("names, for each field sent to v1, its v1 name and the body it goes in", () => {
+    const bodies = [
+      { post: `POST /${mapping.resources.payments}`, fields: mapping.payment.fields },
+      { post: `POST /${mapping.resources.clients}`, fields: mapping.newClient.fields },
+    ];
+    for (const { post, fields } of bodies) {
+      for (const field of fields) {
+        const atV1 = rowOf(field.from)?.[3] ?? '';
+        expect(atV1, field.from).toContain(`\`${field.to}\``);
+        expect(atV1, field.from).toContain(`\`${post}\``);
+      }
+    }
+    const { availability } = mapping.newClient;
+    for (const day of availability.days) {
+      expect(rowOf(day.from), day.from).toBe(rowOf(day.to));
+      expect(rowOf(day.from)?.[3], day.from).toContain(`\`${availability.to}[]\` of \`POST /${mapping.resources.clients}\`: \`{"day":"${day.day}"`);
     }
   });
 });

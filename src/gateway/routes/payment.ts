@@ -2,10 +2,12 @@
 // (src/payment/run-claimed-payment.ts: the checks, the claim, the flow, the gate before the first POST)
 // with this request's ports (payment-ports.ts), writes the legacy payment reply
 // {"status","code","response"}, and tells the payment whether its reply reached the caller. The fields are
-// never logged; the log line carries the code only, and a repeat answered without paying is a warning.
+// never logged; the log line carries the code only, and a repeat answered without paying is a warning. The
+// names (never the values) of the fields the payment does not know are logged at debug.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { bodyProblemReply, internalFaultReply, unacceptedFieldsReply, type LegacyPaymentReply } from '../../payment/contract.js';
+import { unknownPaymentFields } from '../../payment/legacy-fields.js';
 import { runClaimedPayment } from '../../payment/run-claimed-payment.js';
 import { API_KEY_PARAM } from '../edge/api-key.js';
 import type { RequestContext } from '../edge/request-context.js';
@@ -22,6 +24,17 @@ export interface PaymentRouteDeps extends PaymentPortsDeps {
   holdUntilDone?: (work: Promise<unknown>) => void;
   /** Counts payments by legacy code (metrics). */
   onPaymentCode?: (code: number) => void;
+}
+
+/** How many unknown field names a debug line names, and how much of each: a body may hold thousands. */
+const UNKNOWN_NAMES_LOGGED = 20;
+const UNKNOWN_NAME_CHARS = 64;
+
+/** Names the fields the payment ignores, at debug: their names only, never a value. */
+function logUnknownFields(logger: Logger, reqId: string, unknown: readonly string[]): void {
+  if (unknown.length === 0 || !logger.isLevelEnabled('debug')) return;
+  const names = unknown.slice(0, UNKNOWN_NAMES_LOGGED).map((name) => name.slice(0, UNKNOWN_NAME_CHARS));
+  logger.debug({ reqId, unknownFields: names, unknownFieldCount: unknown.length }, 'payment fields ignored: the gateway does not know them');
 }
 
 function send(res: ServerResponse, result: LegacyPaymentReply): void {
@@ -78,6 +91,7 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     ctx.secrets.addBodyFields(body.fields);
     const fields = { ...body.fields };
     delete fields[API_KEY_PARAM];
+    logUnknownFields(deps.logger, ctx.requestId, unknownPaymentFields(fields, mapping));
 
     const { apiKey, idempotencyKey } = ctx.request;
     const paid = await runClaimedPayment({ apiKey, idempotencyKey, fields }, mapping, paymentPorts(deps, ctx, fields));
