@@ -64,6 +64,21 @@ export default tseslint.config(
     },
   },
   {
+    // The retirement commands' judgements are pure too; they read the brownout window math, itself pure, from
+    // gateway/brownouts/, and the moment they judge from is handed in.
+    files: ['src/retirement/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: IO_MODULES.map((name) => ({ name, message: 'this module is pure: I/O belongs in commands/' })),
+          patterns: [{ group: ['**/sandbox/**', '**/commands/**', '**/state/**', '**/steps/**'], message: 'a judgement of the usage report reaches no I/O layer' }],
+        },
+      ],
+      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'the moment is handed in' }],
+    },
+  },
+  {
     // The production wing never reaches the embedded sandbox, its test double: the serve command composes them.
     files: ['src/gateway/**/*.ts'],
     rules: {

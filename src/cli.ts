@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | migration-guide | replay`, and --version.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | migration-guide | retire-check | brownout | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 // Exit codes, the same for every command (docs/cli.md: exit codes): 0 fine, 1 a problem found (a failed check,
 // replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
@@ -135,6 +135,17 @@ program
   .action(async (opts: { methods?: string; integration?: string; fingerprint?: string; all?: boolean; url?: string; format?: string; out?: string; mappings?: string; legacyUrl?: string; v1Url?: string }) => {
     const { runMigrationGuide } = await import('./commands/migration-guide.js');
     await runMigrationGuide(opts);
+  });
+
+program
+  .command('retire-check')
+  .description('may the gateway be switched off? From a gateway\'s GET /usage: exit 0 when no integration called the old API in the last --quiet-days days, else 1 with those that did (name or fingerprint, last call, calls) (docs/usage.md)\n(exit 2 on a bad option or when the usage cannot be read)')
+  .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464 (or its /metrics or /usage URL)')
+  .option('--quiet-days <days>', 'days without a call that make an integration quiet (default: QUIET_DAYS, else 30)')
+  .option('--json', 'print the result as JSON')
+  .action(async (opts: { url?: string; quietDays?: string; json?: boolean }) => {
+    const { runRetireCheck } = await import('./commands/retire-check.js');
+    await runRetireCheck(opts);
   });
 
 registerReplayCommand(program);
