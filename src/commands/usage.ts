@@ -1,6 +1,7 @@
 // `legacy-gateway usage --url <metrics url>`: who still calls the old API. Fetches GET /usage from a
-// gateway's metrics listener (METRICS_PORT) and prints one row per integration (API key fingerprint),
-// most recently seen first: calls, last seen, top methods, user agents; `--json` prints the reply as it
+// gateway's metrics listener (METRICS_PORT) and prints one row per integration (API key fingerprint, and
+// the integration's name when INTEGRATIONS_FILE gives one), most recently seen first: calls, last seen, top
+// methods, user agents; `--json` prints the reply as it
 // came. `--fingerprint-of <key>` prints the fingerprint of a key under GATEWAY_SECRET (`-`: the key is read
 // from stdin, out of the shell's history), or, with --url, only that integration's row (docs/usage.md).
 // Exit codes: 0 fine (an integration with no calls counted included), 1 the usage could not be fetched,
@@ -108,17 +109,18 @@ export function usageTable(integrations: readonly IntegrationUsage[]): string {
   if (integrations.length === 0) return 'no legacy calls counted\n';
   const sorted = [...integrations].sort((a, b) => (a.lastSeen === b.lastSeen ? 0 : a.lastSeen < b.lastSeen ? 1 : -1));
   const rows = sorted.map((i) => [
+    typeof i.name === 'string' && i.name !== '' ? printable(i.name) : '-',
     printable(i.fingerprint),
     String(i.calls),
     printable(i.lastSeen),
     topMethods(i.methods),
     cut(printable(i.userAgents.join('; ')), 80) || '-',
   ]);
-  const header = ['FINGERPRINT', 'CALLS', 'LAST SEEN', 'TOP METHODS', 'USER AGENTS'];
+  const header = ['NAME', 'FINGERPRINT', 'CALLS', 'LAST SEEN', 'TOP METHODS', 'USER AGENTS'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] as string).length)));
   const line = (cells: string[]) =>
     cells
-      .map((cell, c) => (c === 1 ? cell.padStart(widths[c] as number) : cell.padEnd(widths[c] as number)))
+      .map((cell, c) => (c === 2 ? cell.padStart(widths[c] as number) : cell.padEnd(widths[c] as number)))
       .join('  ')
       .trimEnd();
   return `${[header, ...rows].map(line).join('\n')}\n`;

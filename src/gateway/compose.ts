@@ -40,7 +40,7 @@ export interface LoadedFiles {
 
 /** What the composition is given beside the settings and files: the gateway's own parts (create-gateway.ts
  * documents each), as the caller has them. */
-export type ComposeOptions = Pick<GatewayParts, 'logger' | 'metrics' | 'lifecycle' | 'recorder' | 'now' | 'demo' | 'tracing' | 'shadow' | 'reloads' | 'brownouts' | 'integrationName'> & {
+export type ComposeOptions = Pick<GatewayParts, 'logger' | 'metrics' | 'lifecycle' | 'recorder' | 'now' | 'demo' | 'tracing' | 'shadow' | 'reloads' | 'brownouts' | 'integrations'> & {
   settings: ComposedSettings;
   files: LoadedFiles;
   /** A claims store that must not be trusted with money (a Redis without its append-only file, the risk not

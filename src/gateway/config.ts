@@ -121,6 +121,8 @@ export const settingsSchema = z.object({
   shadowMappingsDir: optionalText,
   /** Where a sample of the shadow comparisons that differ is appended (JSONL); unset: none written. */
   shadowDiffFile: optionalText,
+  /** Who each integration is (YAML: name, owner, notify, key fingerprints); unset: every key unnamed. */
+  integrationsFile: optionalText,
   /** Scheduled brownout windows (YAML); unset: none. */
   brownoutsFile: optionalText,
   /** Where the migration guides are published (one `<integration>.html` each), named in brownout refusals and notices. */
@@ -160,6 +162,7 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   legacyDocsUrl: 'LEGACY_DOCS_URL',
   shadowMappingsDir: 'SHADOW_MAPPINGS_DIR',
   shadowDiffFile: 'SHADOW_DIFF_FILE',
+  integrationsFile: 'INTEGRATIONS_FILE',
   brownoutsFile: 'BROWNOUTS_FILE',
   guidesUrl: 'GUIDES_URL',
   quietDays: 'QUIET_DAYS',
@@ -212,6 +215,8 @@ export interface GatewayConfig {
   shadowMappingsDir?: string | undefined;
   /** SHADOW_DIFF_FILE (resolved): a sample of the differing comparisons, JSONL. */
   shadowDiffFile?: string | undefined;
+  /** INTEGRATIONS_FILE (resolved): who each key fingerprint belongs to; reloaded on SIGHUP. */
+  integrationsFile?: string | undefined;
   /** BROWNOUTS_FILE (resolved): the scheduled brownout windows; reloaded on SIGHUP. */
   brownoutsFile?: string | undefined;
   /** GUIDES_URL: where the migration guides are published (`<integration>.html` under it). */
@@ -303,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     legacyDocsUrl: e.legacyDocsUrl,
     shadowMappingsDir: e.shadowMappingsDir ? path.resolve(e.shadowMappingsDir) : undefined,
     shadowDiffFile: e.shadowDiffFile ? path.resolve(e.shadowDiffFile) : undefined,
+    integrationsFile: e.integrationsFile ? path.resolve(e.integrationsFile) : undefined,
     brownoutsFile: e.brownoutsFile ? path.resolve(e.brownoutsFile) : undefined,
   };
 }

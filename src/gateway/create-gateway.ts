@@ -39,6 +39,7 @@ import { brownoutStep, type CallerIntegration } from './steps/brownout.js';
 import type { BrownoutSchedule } from './brownouts/brownout-file.js';
 import type { WhereToMove } from './brownouts/brownout-reply.js';
 import type { Occurrence } from './brownouts/brownout-windows.js';
+import type { IntegrationDirectory } from './integrations/integration-directory.js';
 import { countStep } from './steps/count.js';
 import { createShadowReads, type ShadowReads } from './shadow/shadow-reads.js';
 import type { ShadowDiffFile } from './shadow/diff-file.js';
@@ -109,8 +110,9 @@ export interface GatewayParts {
   /** BROWNOUTS_FILE's windows in service (steps/brownout.ts), where a refused caller reads how to move, and who
    * is told of each refusal (the brownout-hit notice's count). Unset: no brownouts. */
   brownouts?: { schedule: BrownoutSchedule; where: WhereToMove; onRefused?: (occurrence: Occurrence, integration: CallerIntegration) => void };
-  /** The name of the integration a fingerprint belongs to (INTEGRATIONS_FILE); unset: every key unnamed. */
-  integrationName?: (fingerprint: string) => string | undefined;
+  /** Who each key fingerprint belongs to (INTEGRATIONS_FILE, integrations/): GET /usage, the request's log
+   * line and the brownouts name callers by it. Unset: every key unnamed. */
+  integrations?: IntegrationDirectory;
 }
 
 /** What one mapping set is built from: `reload()` takes a new one of these. */
@@ -141,14 +143,14 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, usage: Usage
   if (parts.demo) steps.push(demoNoticeStep);
   if (parts.sunset) steps.push(sunsetStep(parts.sunset));
   if (lifecycle) steps.push(trackStep(lifecycle));
-  steps.push(countStep(metrics), logStep(parts.logger), usageStep(usage));
+  steps.push(countStep(metrics), logStep(parts.logger), usageStep(usage, parts.integrations));
   // After usage (a refused call still counts as its integration's), before the guard (every call in a window
   // gets the same answer, whatever its shape): steps/brownout.ts says why.
   if (parts.brownouts) {
     const { schedule, where, onRefused } = parts.brownouts;
     const integrationOf = (apiKey: string | undefined): CallerIntegration => {
       const fingerprint = usage.fingerprintOf(apiKey);
-      return { fingerprint, name: parts.integrationName?.(fingerprint) };
+      return { fingerprint, name: parts.integrations?.byFingerprint(fingerprint)?.name };
     };
     steps.push(brownoutStep({ schedule, where, integrationOf, metrics, logger: parts.logger, ...(onRefused ? { onRefused } : {}), ...(parts.now ? { now: parts.now } : {}) }));
   }
@@ -287,7 +289,14 @@ export function createGateway(parts: GatewayParts): Gateway {
   const table: RouteTable = { lookup: (request) => served.table.lookup(request), routes: () => served.table.routes() };
   // Who still calls the old API (GET /usage): shared through Redis when the state is, else this process's.
   const usageStore = shared && runsScripts(shared.redis) ? createRedisUsageStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
-  const usage = createUsageTracker({ secret: parts.secret ?? randomBytes(32), logger: parts.logger, ...(usageStore ? { shared: usageStore } : {}), ...(parts.now ? { now: parts.now } : {}) });
+  const integrations = parts.integrations;
+  const usage = createUsageTracker({
+    secret: parts.secret ?? randomBytes(32),
+    logger: parts.logger,
+    ...(integrations ? { nameOf: (fingerprint: string) => integrations.byFingerprint(fingerprint)?.name } : {}),
+    ...(usageStore ? { shared: usageStore } : {}),
+    ...(parts.now ? { now: parts.now } : {}),
+  });
   const handler = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage), fallbackApiKey: settings.upstreamApiKey });
   return {
     handler,

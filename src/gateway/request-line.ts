@@ -1,6 +1,6 @@
 // The one log line per request, written when its response closes (its reply handed to the connection, or
 // the connection gone first) or fails: the request's id, method and redacted URL, the status, the time taken, and what the
-// gateway learnt on the way (legacy method, upstream calls, cache hits, payment code, error code).
+// gateway learnt on the way (legacy method, the caller's integration by name, upstream calls, cache hits, payment code, error code).
 //
 // Its level: info for a success, warn for a refusal, error for a fault. A refusal the gateway gives by
 // design is a warning whatever its 5xx status: a payment repeat the Idempotency-Key store answers itself
@@ -92,6 +92,7 @@ function lineFields(ctx: RequestContext, responseTime: number, err: unknown): Re
     err: err === undefined ? undefined : scrubbedError(err, ctx.secrets.scrubber),
     responseTime,
     legacyMethod: ctx.label,
+    integration: ctx.integration,
     upstreamCalls: ctx.upstream,
     cacheHits: ctx.cacheHits,
     paymentCode: ctx.paymentCode,

@@ -29,6 +29,8 @@ import type { ShadowReads } from './shadow/shadow-reads.js';
 import { loadTracing } from './tracing/load.js';
 import { brownoutsReload, createBrownoutSchedule, loadBrownouts, type BrownoutSchedule } from './brownouts/brownout-file.js';
 import type { GatewayTracing } from './tracing/types.js';
+import { createIntegrationDirectory, type IntegrationDirectory } from './integrations/integration-directory.js';
+import { integrationsReload, loadIntegrations } from './integrations/integration-file.js';
 
 export interface RunningGateway {
   /** e.g. http://127.0.0.1:54321 */
@@ -207,6 +209,12 @@ function loadSchedule(config: GatewayConfig, readMethods: ReadonlySet<string>): 
   return createBrownoutSchedule(loadBrownouts(config.brownoutsFile, readMethods).windows);
 }
 
+/** INTEGRATIONS_FILE, read and validated at start (a bad file stops the start, as a bad mapping does). */
+function loadDirectory(config: GatewayConfig): IntegrationDirectory | undefined {
+  if (config.integrationsFile === undefined) return undefined;
+  return createIntegrationDirectory(loadIntegrations(config.integrationsFile).integrations);
+}
+
 async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, usage: Gateway['usage'], undo: () => Promise<void>): Promise<MetricsServer | undefined> {
   if (!prometheus || config.metricsPort === undefined) return undefined;
   try {
@@ -230,6 +238,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   // Composed before the first signal can be handled: serve.ts listens for SIGHUP once started.
   const reloads = mappingReloads({ config, logger, prometheus, digest, mappings }, () => composed.gateway);
   const lifecycle = createLifecycle({ shutdownTimeoutMs: config.shutdownTimeoutMs });
+  const integrations = loadDirectory(config);
   const brownouts = loadSchedule(config, new Set([...mappings.values()].map((m) => m.method)));
   // RECORD_FILE: each legacy call and its reply, secrets redacted, in the JSONL that `replay` reads.
   if (config.recordFile) prepareRecordFile(config.recordFile);
@@ -255,6 +264,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
       ...(options.now ? { now: options.now } : {}),
       ...(options.upstream?.demo ? { demo: true } : {}),
       ...(tracing ? { tracing } : {}),
+      ...(integrations ? { integrations } : {}),
       ...(brownouts ? { brownouts: { schedule: brownouts, where: { guidesUrl: config.guidesUrl, legacyDocsUrl: config.legacyDocsUrl } } } : {}),
     });
   } catch (err) {
@@ -266,6 +276,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   if (tracing) composed = closingTracing(composed, tracing);
   const { gateway, redis } = composed;
   if (config.shadowMappingsDir !== undefined && gateway.shadow) reloads.register(shadowReload(config.shadowMappingsDir, gateway.shadow));
+  if (config.integrationsFile !== undefined && integrations) reloads.register(integrationsReload(config.integrationsFile, integrations));
   // After MAPPINGS_DIR's: a window's `methods` is checked against the set that just took over.
   if (config.brownoutsFile !== undefined && brownouts) reloads.register(brownoutsReload(config.brownoutsFile, brownouts, () => readMethodsOf(gateway)));
   const server = createServer(config, (req, res) => gateway.handler(req, res));

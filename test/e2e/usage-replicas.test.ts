@@ -178,9 +178,9 @@ describe('GET /usage across two replicas sharing Redis', () => {
     expect(err).toEqual([]);
     const table = out.join('');
     const lines = table.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^FINGERPRINT\s+CALLS\s+LAST SEEN\s+TOP METHODS\s+USER AGENTS$/);
+    expect(lines[0]).toMatch(/^NAME\s+FINGERPRINT\s+CALLS\s+LAST SEEN\s+TOP METHODS\s+USER AGENTS$/);
     expect(lines).toHaveLength(4);
-    const rowA = lines.find((l) => l.startsWith(FP_A));
+    const rowA = lines.find((l) => new RegExp(`^-\\s+${FP_A}\\s`).test(l));
     expect(rowA).toMatch(/\s5\s/);
     expect(rowA).toContain('clients 3, client 1, payment 1');
     expect(rowA).toContain('crm-sync/1.0');

@@ -46,6 +46,9 @@ export interface RequestContext {
   requestId: string;
   upstream: UpstreamCallNote[];
   cacheHits: number;
+  /** The caller's integration by name (INTEGRATIONS_FILE), for the log line; undefined: a key no
+   * integration names, or a call that is no legacy call. */
+  integration?: string | undefined;
   /** The legacy code of a payment reply (POST /api/payment). */
   paymentCode?: number;
   /** The stable code of the error the request was answered with (LGW_*), for its log line. */

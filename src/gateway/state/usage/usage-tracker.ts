@@ -54,6 +54,8 @@ export interface LegacyCall {
 
 /** One integration in GET /usage. */
 export interface IntegrationUsage {
+  /** The integration's name (INTEGRATIONS_FILE), given by the report; null: a key no integration names. */
+  name?: string | null;
   fingerprint: string;
   calls: number;
   methods: Record<string, number>;
@@ -209,6 +211,9 @@ export interface UsageTrackerOptions {
   logger?: Logger;
   limits?: Partial<UsageLimits>;
   now?: () => number;
+  /** The name of the integration a fingerprint belongs to (INTEGRATIONS_FILE), asked when a report is made,
+   * so a reload of the names shows at once; unset: every key unnamed. */
+  nameOf?: (fingerprint: string) => string | undefined;
   /** Told after each flush that handed the store a batch (tests await it instead of sleeping). */
   onFlushed?: () => void;
 }
@@ -263,8 +268,13 @@ class Tracker implements UsageTracker {
 
   async report(): Promise<UsageReport> {
     const shared = this.options.shared;
-    if (!shared) return { integrations: sortIntegrations(this.tallies.list().map(integrationOf)), shared: false };
-    return { integrations: sortIntegrations(await shared.read()), shared: true };
+    const counted = shared ? await shared.read() : this.tallies.list().map(integrationOf);
+    return { integrations: sortIntegrations(counted.map((i) => this.named(i))), shared: shared !== undefined };
+  }
+
+  /** The entry with its integration's name first (null when no integration names its key). */
+  private named(i: IntegrationUsage): IntegrationUsage {
+    return { name: this.options.nameOf?.(i.fingerprint) ?? null, ...i };
   }
 
   flush(): Promise<void> {

@@ -79,6 +79,7 @@ describe('counts in process', () => {
       shared: false,
       integrations: [
         {
+          name: null,
           fingerprint: usageFingerprint(SECRET, KEY_A),
           calls: 3,
           methods: { clients: 2, sessions: 1 },
@@ -87,6 +88,7 @@ describe('counts in process', () => {
           userAgents: ['a/1'],
         },
         {
+          name: null,
           fingerprint: usageFingerprint(SECRET, KEY_B),
           calls: 1,
           methods: { payment: 1 },
@@ -108,6 +110,19 @@ describe('counts in process', () => {
     expect(by.get(OTHER_FINGERPRINT)?.calls).toBe(7);
     expect(by.get(usageFingerprint(SECRET, 'key-0'))?.calls).toBe(2);
     expect(by.get(usageFingerprint(SECRET, 'key-9'))).toBeUndefined();
+  });
+
+  it('names each fingerprint by its integration when the report is made; an unknown one stays, unnamed', async () => {
+    const names = new Map([[usageFingerprint(SECRET, KEY_A), 'crm-sync']]);
+    const usage = createUsageTracker({ secret: SECRET, nameOf: (fingerprint) => names.get(fingerprint) });
+    usage.record({ apiKey: KEY_A, method: 'clients', userAgent: undefined });
+    usage.record({ apiKey: KEY_B, method: 'clients', userAgent: undefined });
+    const nameOf = async (key: string) => (await usage.report()).integrations.find((i) => i.fingerprint === usageFingerprint(SECRET, key))?.name;
+    expect(await nameOf(KEY_A)).toBe('crm-sync');
+    expect(await nameOf(KEY_B)).toBeNull();
+    // A reload of the names shows at the next report.
+    names.set(usageFingerprint(SECRET, KEY_B), 'shop-widget');
+    expect(await nameOf(KEY_B)).toBe('shop-widget');
   });
 
   it('never throws out of record, whatever it is given', () => {
