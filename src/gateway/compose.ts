@@ -29,6 +29,7 @@ export type ComposedSettings = Pick<
   | 'gatewaySecret'
   | 'idempotencyUrl'
   | 'paymentDuplicateWindowS'
+  | 'paymentSettleAfterS'
 > & { upstreamUrl: string; idempotencyAcceptRisk: readonly AcceptedRisk[] } & Partial<Pick<z.infer<typeof settingsSchema>, 'legacySunset' | 'legacyDeprecatedAt' | 'legacyDocsUrl'>>;
 
 /** What was loaded at start: the mappings, and the operator's record files by setting name. */
@@ -86,6 +87,7 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
       accountTimezone: settings.accountTimezone,
     },
     paymentDuplicateWindowS: settings.paymentDuplicateWindowS,
+    paymentSettleAfterS: settings.paymentSettleAfterS,
     ...(redis ? { redis, keyPrefix: settings.redisKeyPrefix } : {}),
     ...(settings.gatewaySecret !== undefined ? { secret: settings.gatewaySecret } : {}),
     ...(claims ? { claims: claims.store, claimStoreUp: () => claims.isUp() } : {}),

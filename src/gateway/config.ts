@@ -110,6 +110,8 @@ export const settingsSchema = z.object({
   idempotencyUrl: optionalText.pipe(idempotencyUrl.optional()),
   /** Keyless duplicate window in seconds (0: off): long enough for the slowest payment and a caller's retry. */
   paymentDuplicateWindowS: z.coerce.number().int().min(0).max(24 * 3600).default(600),
+  /** How long after an unknown outcome's POST a payment missing from v1's list may be "not paid" (seconds). */
+  paymentSettleAfterS: z.coerce.number().int().min(1).max(24 * 3600).default(60),
   idempotencyAcceptRisk: optionalText.transform((v) => v ?? '').pipe(acceptedRisks),
   /** When the legacy surface goes away: every legacy reply then carries Sunset, Deprecation and Link. */
   legacySunset: optionalText.pipe(legacyDate.optional()),
@@ -156,6 +158,7 @@ export const ENVIRONMENT_NAMES: Readonly<Record<SettingName, string>> = {
   gatewaySecret: 'GATEWAY_SECRET',
   idempotencyUrl: 'IDEMPOTENCY_URL',
   paymentDuplicateWindowS: 'PAYMENT_DUPLICATE_WINDOW_S',
+  paymentSettleAfterS: 'PAYMENT_SETTLE_AFTER_S',
   idempotencyAcceptRisk: 'IDEMPOTENCY_ACCEPT_RISK',
   legacySunset: 'LEGACY_SUNSET',
   legacyDeprecatedAt: 'LEGACY_DEPRECATED_AT',
@@ -203,6 +206,9 @@ export interface GatewayConfig {
   idempotencyUrl: string | undefined;
   /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off). */
   paymentDuplicateWindowS: number;
+  /** PAYMENT_SETTLE_AFTER_S: how long after an unknown outcome's POST a payment v1's list does not hold may
+   * be settled "not paid" (seconds; default 60). */
+  paymentSettleAfterS: number;
   /** IDEMPOTENCY_ACCEPT_RISK: what an operator accepts of a Redis that cannot prove it keeps claims. */
   idempotencyAcceptRisk: readonly AcceptedRisk[];
   /** LEGACY_SUNSET: the legacy replies' Sunset; unset: no Sunset, Deprecation or Link header. */

@@ -26,7 +26,7 @@ import { paymentRoute } from './routes/payment.js';
 import { refusedTheApiKey } from '../payment/contract.js';
 import type { ClaimStore } from '../payment/claims/claim-store.js';
 import { createMemoryClaimStore } from './state/claims/claims-memory.js';
-import { createPaymentClaims, type PaymentClaims } from '../payment/claims/payment-claims.js';
+import { createPaymentClaims, DEFAULT_SETTLE_AFTER_S, type PaymentClaims } from '../payment/claims/payment-claims.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/caches/reply-cache.js';
 import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/caches/roster-cache.js';
 import { createRedisResponseStore } from './state/caches/response-store-redis.js';
@@ -96,6 +96,9 @@ export interface GatewayParts {
   claimStoreUp?: () => boolean;
   /** PAYMENT_DUPLICATE_WINDOW_S: how long a keyless payment's claim stands (seconds; 0 = off; default 600). */
   paymentDuplicateWindowS?: number;
+  /** PAYMENT_SETTLE_AFTER_S: how long after an unknown outcome's POST a payment missing from v1's list may be
+   * settled "not paid" (seconds; default 60). */
+  paymentSettleAfterS?: number;
   /** Traces (OTEL_*, tracing/load.ts): a server span per request, a client span per v1 call. Unset: none.
    * The caller loads it and closes it after `close()`. */
   tracing?: GatewayTracing;
@@ -199,6 +202,7 @@ function paymentClaims(parts: GatewayParts, metrics: GatewayMetrics): PaymentCla
     logger: parts.logger,
     onEvent: (event, keyless) => metrics.idempotencyEvent(event, keyless ? 'keyless' : 'key'),
     releasesKey: refusedTheApiKey,
+    settle: { afterMs: (parts.paymentSettleAfterS ?? DEFAULT_SETTLE_AFTER_S) * 1000 },
   });
 }
 

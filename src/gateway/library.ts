@@ -33,6 +33,7 @@ const optionsSchema = settingsSchema
     gatewaySecret: true,
     idempotencyUrl: true,
     paymentDuplicateWindowS: true,
+    paymentSettleAfterS: true,
     idempotencyAcceptRisk: true,
     legacySunset: true,
     legacyDeprecatedAt: true,

@@ -6,7 +6,10 @@
 //      (steps 2 and 3: a reply that is not an object carrying the requested id is a fault)
 //   4. discount valid                    GET /discounts?code=; discountInvalid
 //   5. timezone known                    GET /timezones; unknown: the fallback, no code
-//      (then the port may refuse before any write: the payment's claim could not be kept)
+//      (then, for an existing client whose claim keeps a ticket, the newest id of v1's payments list is
+//      read, settle/ledger-read.ts: what settles the payment should its outcome be unknown; a fault there
+//      only leaves it without a ticket; then the port may refuse before any write: the payment's claim
+//      could not be kept)
 //   6. new client (no client_id)         POST /clients; the mapping's `newClient.errors` rules, else
 //                                        clientNotCreated; a fault: clientNotCreated too (no payment attempted)
 //   7. the payment                       POST /payments; paymentAdded, or the mapping's `payment.refusals`
@@ -26,6 +29,8 @@ import { checkLocally, present, type LegacyFields } from './local-checks.js';
 import { fillMessage } from './message-template.js';
 import { isFault, isServiceRefusal, matchRule, outcomeUnknown } from './outcome.js';
 import type { PaymentMapping } from './payment-mapping.js';
+import { newestLedgerId } from './settle/ledger-read.js';
+import { ledgerList, type LedgerMark } from './settle/ledger-ticket.js';
 import { newClientBody, paymentBody } from './v1-bodies.js';
 
 export interface PaymentPorts {
@@ -34,8 +39,11 @@ export interface PaymentPorts {
   /** A v1 POST, made once; resolves with the parsed 2xx body, rejects with a GatewayError. */
   post(path: string, body: Record<string, unknown>): Promise<unknown>;
   /** Asked once, before the flow's first POST: a reply refuses the payment there (the claim of this
-   * payment could not be kept), and nothing is written to v1; undefined lets the flow go on. */
-  beforeWrites?(): Promise<LegacyPaymentReply | undefined>;
+   * payment could not be kept), and nothing is written to v1; undefined lets the flow go on. `mark`: what
+   * settles the payment should its outcome be unknown (when `settles`). */
+  beforeWrites?(mark?: LedgerMark): Promise<LegacyPaymentReply | undefined>;
+  /** The payment's claim keeps a ticket: the flow reads v1's newest payment id before its first POST. */
+  settles?: boolean;
 }
 
 /** What the flow did to v1's payments: nothing sent, a documented refusal, paid, or unknown (no answer,
@@ -215,6 +223,18 @@ function noteNewClient(result: LegacyPaymentReply, newClientId: string | undefin
   return { ...result, body: { ...result.body, response } };
 }
 
+/** The mark of v1's payments list before the payment is sent, when its claim keeps one; a fault leaves the
+ * payment without (its outcome, if unknown, then stays so). */
+async function ledgerMark(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping, clientId: string, timezone: string): Promise<LedgerMark | undefined> {
+  if (ports.settles !== true || mapping.settle === undefined) return undefined;
+  const body = paymentBody(fields, mapping, clientId, timezone);
+  try {
+    return { afterId: await newestLedgerId((path, query) => ports.get(path, query, 0), ledgerList(mapping.settle, body)), body };
+  } catch {
+    return undefined;
+  }
+}
+
 export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
   const local = checkLocally(fields, mapping);
   if (!local.ok) return reply(local.code, local.message);
@@ -240,7 +260,8 @@ export async function runCheckedPaymentFlow(fields: LegacyFields, mapping: Payme
     }
     if (present(fields, 'discount')) await checkDiscount(ports, fields, mapping);
     const timezone = await resolveTimezone(ports, fields, mapping);
-    const refused = await ports.beforeWrites?.();
+    const mark = existingClient ? await ledgerMark(ports, fields, mapping, String(Number(fields.client_id)), timezone) : undefined;
+    const refused = await ports.beforeWrites?.(mark);
     if (refused) return result(refused);
     const clientId = existingClient ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone, writes));
     return result(noteNewClient(await createPayment(ports, fields, mapping, clientId, timezone, writes), newClientId, mapping));

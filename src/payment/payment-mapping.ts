@@ -38,6 +38,9 @@ const errorRule = z.strictObject({
 });
 export type ErrorRule = z.infer<typeof errorRule>;
 
+/** Legacy fields never kept by a claim, even as a settlement's field: the card token and the passwords. */
+const SECRET_LEGACY_FIELDS = new Set(['token', 'password', 'password2']);
+
 export const paymentMappingSchema = z.strictObject({
   method: z.literal('payment'),
   description: z.string(),
@@ -73,6 +76,24 @@ export const paymentMappingSchema = z.strictObject({
     refusals: z.array(errorRule).min(1),
     idField: name,
   }),
+  /** How an unknown outcome is settled from v1's payments list (payment-mapping's `settle`, and
+   * src/payment/settle/): absent, an unknown outcome stays unknown for its claim's life. */
+  settle: z
+    .strictObject({
+      /** The v1 list read (GET /{list}), ordered by id ascending, with `total` in its envelope. */
+      list: resource,
+      /** The records' id field (integers). */
+      idField: name,
+      /** The list's filters that narrow it to the payment's own records: v1 filter <- payment body field. */
+      filters: z.record(name, name),
+      /** The fields a record must carry to be the payment sent: v1 record field <- payment body field. */
+      match: z.record(name, name).refine((m) => Object.keys(m).length > 0, 'at least one field'),
+      /** The payment body fields an operator's list shows in clear: the client and the amount. */
+      shown: z.strictObject({ client: name, amount: name }),
+      /** Code 8: the settlement found the payment was never made; it can be sent again. */
+      notPaid: z.string(),
+    })
+    .optional(),
   messages: z.strictObject({
     missing: z.string(),
     invalid: z.string(),
@@ -102,6 +123,19 @@ export const paymentMappingSchema = z.strictObject({
     /** Code 8, HTTP 502: an identical payment sent just before stopped before it answered; its outcome is unknown. */
     duplicateOutcomeUnknown: z.string(),
   }),
+}).superRefine((mapping, ctx) => {
+  // A settlement's fields are payment body fields, and none of them comes from a secret: a claim keeps them.
+  if (mapping.settle === undefined) return;
+  const sources = new Map(mapping.payment.fields.map((f) => [f.to, f.from]));
+  const { filters, match, shown } = mapping.settle;
+  for (const [where, fields] of [['filters', filters], ['match', match], ['shown', shown]] as const) {
+    for (const [key, bodyField] of Object.entries(fields)) {
+      const source = sources.get(bodyField);
+      if (source === undefined) ctx.addIssue({ code: 'custom', path: ['settle', where, key], message: `${bodyField} is not a field of the payment body` });
+      else if (SECRET_LEGACY_FIELDS.has(source)) ctx.addIssue({ code: 'custom', path: ['settle', where, key], message: `${bodyField} holds a secret and is never kept` });
+    }
+  }
 });
 
 export type PaymentMapping = z.infer<typeof paymentMappingSchema>;
+export type SettleMapping = NonNullable<PaymentMapping['settle']>;

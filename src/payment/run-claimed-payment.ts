@@ -24,7 +24,11 @@ import {
   type LegacyPaymentReply,
 } from './contract.js';
 import { runCheckedPaymentFlow, type Charge, type PaymentFlowResult, type PaymentPorts } from './flow.js';
+import { PAYMENT_CODES } from './codes.js';
 import { checkLocally } from './local-checks.js';
+import { fillMessage } from './message-template.js';
+import type { LedgerGet } from './settle/ledger-read.js';
+import type { SettleTerms } from './settle/settle-claim.js';
 import type { PaymentMapping } from './payment-mapping.js';
 
 export interface ClaimedPaymentCall {
@@ -74,6 +78,7 @@ export interface ClaimedPaymentResult {
 const NOT_PAID_AGAIN: Partial<Record<ClaimOutcome['kind'], string>> = {
   replayed: 'a payment identical to one just made was not paid again: it was answered the first one\'s reply',
   'outcome-unknown': 'a payment identical to one whose outcome is unknown was not paid again',
+  'not-paid': 'a payment identical to one whose outcome was unknown was settled as not paid (v1\'s payments list holds none): it was not paid now, and may be sent again',
 };
 
 /** The reply with the request's secrets scrubbed from the text v1 may have put in it. */
@@ -83,18 +88,36 @@ function scrubbed(result: LegacyPaymentReply, scrub: (text: string) => string): 
   return { ...result, headers, body: { ...result.body, response: scrub(result.body.response) } };
 }
 
+/** An unknown outcome that may be settled later: when to ask again. */
+const withRetryAfter = (answer: LegacyPaymentReply, retryAfterS: number | undefined): LegacyPaymentReply =>
+  retryAfterS === undefined ? answer : { ...answer, headers: { ...answer.headers, 'retry-after': String(retryAfterS) } };
+
+/** How an unknown outcome is settled for this request, when the mapping says how. */
+export function settleTerms(mapping: PaymentMapping, get: LedgerGet): SettleTerms | undefined {
+  const { settle } = mapping;
+  if (settle === undefined) return undefined;
+  return {
+    settle,
+    get,
+    paidReply: (paymentId) => reply(PAYMENT_CODES.paymentAdded, fillMessage(mapping.messages.created, { payment_id: paymentId })),
+    notPaidReply: () => reply(PAYMENT_CODES.paymentFailed, settle.notPaid),
+  };
+}
+
 /** The reply a claim outcome stands for, when this call did not run the payment. */
 function claimReply(outcome: Exclude<ClaimOutcome, { kind: 'fresh' }>, keyed: boolean, mapping: PaymentMapping, scrub: (text: string) => string): LegacyPaymentReply {
   switch (outcome.kind) {
     case 'replayed': {
       // Stored scrubbed of the same key and fields; scrubbed again for this call's own secrets.
       const replayed = scrubbed({ ...outcome.reply }, scrub);
-      return { ...replayed, headers: { ...replayed.headers, 'idempotent-replayed': 'true' } };
+      return withRetryAfter({ ...replayed, headers: { ...replayed.headers, 'idempotent-replayed': 'true' } }, outcome.retryAfterS);
     }
     case 'mismatch':
       return idempotencyKeyReusedReply(mapping);
     case 'outcome-unknown':
-      return claimOutcomeUnknownReply(keyed, mapping);
+      return withRetryAfter(claimOutcomeUnknownReply(keyed, mapping), outcome.retryAfterS);
+    case 'not-paid':
+      return { ...outcome.reply };
     case 'unavailable':
       return claimUnavailableReply(outcome.reason, keyed, mapping, outcome.detail);
   }
@@ -110,9 +133,10 @@ async function runUnderClaim(call: ClaimedPaymentCall, keyed: boolean, mapping: 
   const flowPorts: PaymentPorts = {
     get: ports.v1.get,
     post: ports.v1.post,
-    beforeWrites: async () => {
+    settles: gate.settles,
+    beforeWrites: async (mark) => {
       try {
-        await gate.beforeSend();
+        await gate.beforeSend(mark);
         return undefined;
       } catch (err) {
         if (!(err instanceof ClaimStoreError)) throw err;
@@ -141,7 +165,7 @@ export async function runClaimedPayment(call: ClaimedPaymentCall, mapping: Payme
   const outcome = await ports.claims.run(call, async (gate) => {
     ran = await runUnderClaim(call, keyed, mapping, ports, gate);
     return { reply: ran.reply, charge: ran.charge };
-  });
+  }, settleTerms(mapping, (path, query) => ports.v1.get(path, query, 0)));
   if (outcome.kind === 'fresh') {
     const { wrote, charge, stoppedAtGate } = ran!;
     return { reply: outcome.reply, answer: stoppedAtGate ? 'stopped-at-gate' : 'ran', wrote, charge, byDesign: stoppedAtGate, delivered: outcome.answered };

@@ -51,6 +51,10 @@ async function pay(base: string, fields: Record<string, string>, headers: Record
 const existing = { client_id: '1', revenue_amount: '45.50', send_email: '0' };
 const newClient = { first_name: 'Nia', last_name: 'Okafor', state: 'IL', country: 'US', status: 'active', revenue_amount: '30.00', send_email: '1' };
 
+/** The newest payment id of the client, read before a claimed payment's POST: what settles it should its
+ * outcome be unknown (docs/payments.md). */
+const LEDGER_MARK = 'GET /api/v1/payments?client_id=1&offset=0&limit=1';
+
 describe('each legacy payment code, with the v1 calls it took', () => {
   it('code 1: required fields missing, no upstream call', async () => {
     const r = await pay(gateway.url, { revenue_amount: '10.00', first_name: 'A' });
@@ -124,20 +128,20 @@ describe('each legacy payment code, with the v1 calls it took', () => {
   it('code 9: a package payment is refused', async () => {
     const r = await pay(gateway.url, { ...existing, service_id: '2' });
     expect(r.text).toBe('{"status":"failure","code":9,"response":"package payments cannot be made through the API"}');
-    expect(v1Calls()).toEqual(['GET /api/v1/clients/1', 'GET /api/v1/services/2', 'POST /api/v1/payments']);
+    expect(v1Calls()).toEqual(['GET /api/v1/clients/1', 'GET /api/v1/services/2', LEDGER_MARK, 'POST /api/v1/payments']);
   });
 
   it('code 11: the card is refused', async () => {
     const r = await pay(gateway.url, { ...existing, token: 'tok_declined' });
     expect(r.text).toBe('{"status":"failure","code":11,"response":"the card was declined"}');
-    expect(v1Calls()).toEqual(['GET /api/v1/clients/1', 'POST /api/v1/payments']);
+    expect(v1Calls()).toEqual(['GET /api/v1/clients/1', LEDGER_MARK, 'POST /api/v1/payments']);
   });
 
   it('code 8: the payment is refused otherwise (HTTP 200)', async () => {
     const r = await pay(gateway.url, { ...existing, token: 'tok_refused' });
     expect(r.status).toBe(200);
     expect(r.text).toBe('{"status":"failure","code":8,"response":"the payment was refused by the processor"}');
-    expect(v1Calls()).toEqual(['GET /api/v1/clients/1', 'POST /api/v1/payments']);
+    expect(v1Calls()).toEqual(['GET /api/v1/clients/1', LEDGER_MARK, 'POST /api/v1/payments']);
   });
 
   it('code 12: the payment is created, with its id; the v1 body carries the mapped fields only', async () => {
@@ -152,6 +156,7 @@ describe('each legacy payment code, with the v1 calls it took', () => {
       'GET /api/v1/services/1',
       'GET /api/v1/discounts?code=SWIM5&offset=0&limit=100',
       'GET /api/v1/timezones?offset=0&limit=1000',
+      LEDGER_MARK,
       'POST /api/v1/payments',
     ]);
   });

@@ -19,6 +19,28 @@ export type ClaimPhase = 'claimed' | 'sent' | 'answered';
 /** A reply as stored: what is sent, never an internal error. */
 export type StoredPaymentReply = Pick<LegacyPaymentReply, 'httpStatus' | 'headers' | 'body'>;
 
+/**
+ * What settles a payment whose outcome is unknown (src/payment/settle/): written with the move to `sent`,
+ * kept through every later write. It holds no secret in clear: the fields to match are HMACs.
+ */
+export interface LedgerTicket {
+  /** When the claim moved to `sent` (ms since the epoch, the owner's clock). */
+  sentAt: number;
+  /** The newest id v1's list held before the POST: the payment sent is a newer record. */
+  afterId: number;
+  /** The list's filters with their values (the payment's client). */
+  filters: Record<string, string>;
+  /** v1 record field -> HMAC of the value sent, normalised (settle/ledger-match.ts). */
+  match: Record<string, string>;
+  /** Shown to an operator: the payment's client and amount as sent. */
+  client: string;
+  amount: string;
+  /** The POST's outcome is unknown: set with the stored reply of a payment v1 never answered. */
+  unknown?: boolean;
+  /** Past the settle window, when a read first found no match (a second read, later, settles "not paid"). */
+  noneAt?: number;
+}
+
 export interface ClaimRecord {
   phase: ClaimPhase;
   /** HMAC of the payment's fields: a reused Idempotency-Key with another payment is told apart. */
@@ -34,6 +56,16 @@ export interface ClaimRecord {
   /** Answered only: a later repeat is answered this reply (true), or pays anew (false: a keyless payment
    * answered normally to its caller, so an identical one after it is meant). */
   replays: boolean;
+  /** From `sent` on, when the payment can be settled from v1's list: what identifies it there. */
+  ticket?: LedgerTicket;
+}
+
+/** Whether a claim's payment outcome is unknown at `now`, and can be settled: its stored reply is an unknown
+ * outcome, or its owner stopped after sending it. */
+export function isUnknown(record: ClaimRecord, now: number): boolean {
+  if (record.ticket === undefined) return false;
+  if (record.phase === 'answered') return record.ticket.unknown === true && record.replays;
+  return record.phase === 'sent' && record.leaseUntil <= now;
 }
 
 /** Whether a claim no longer stands in the way of a new one (checked by the store, atomically, at `now`):
@@ -76,6 +108,10 @@ export interface ClaimStore {
   update(id: string, record: ClaimRecord, options?: { durable?: boolean; ttlMs?: number }): Promise<boolean>;
   /** The live claim under `id`, if any. Throws ClaimStoreError. */
   read(id: string): Promise<ClaimRecord | undefined>;
+  /** The settle lease of the claim under `id`: taken (true) when no one holds it, its time ran out, or
+   * `holder` holds it already; then it is `holder`'s until `now + ms`. One settlement at a time per claim,
+   * on every replica. Throws ClaimStoreError. */
+  settleLease(id: string, holder: string, ms: number, now: number): Promise<boolean>;
   /** Resolves when the claim under `id` may have changed, or after `ms` at the latest; never rejects. */
   changed(id: string, ms: number): Promise<void>;
   /** Frees the store's connections (the caller has stopped using it). */

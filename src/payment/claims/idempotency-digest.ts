@@ -14,6 +14,10 @@ export interface IdempotencyDigest {
   callerId(apiKey: string | undefined): string;
   /** The fingerprint of a payment's fields, whatever their order. */
   fingerprint(fields: Readonly<Record<string, string>>): string;
+  /** One field of a payment as a settlement matches it (settle/ledger-match.ts): the v1 field and its value. */
+  ledgerValue(field: string, value: string): string;
+  /** The store's name for a v1 payment id taken as a claim's answer by a settlement. */
+  ledgerId(paymentId: number): string;
 }
 
 /** The fields in one spelling, whatever their order. */
@@ -30,5 +34,7 @@ export function idempotencyDigest(secret: string | Buffer): IdempotencyDigest {
     keylessId: (apiKey, fields) => hmac('keyless', apiKey ?? '', canonical(fields)),
     callerId: (apiKey) => hmac('caller', apiKey ?? ''),
     fingerprint: (fields) => hmac('fields', canonical(fields)),
+    ledgerValue: (field, value) => hmac('ledger-value', field, value),
+    ledgerId: (paymentId) => hmac('ledger-id', String(paymentId)),
   };
 }

@@ -13,11 +13,15 @@
 // - only a claim whose owner stopped before `sent` may be taken over;
 // - the owner's writes to its claim go out one at a time, in order (a lease renewal can never move a claim
 //   back from `sent` to `claimed`);
-// - a reply whose claim vanished is still stored (and logged at error), so later repeats replay it.
+// - a reply whose claim vanished is still stored (and logged at error), so later repeats replay it;
+// - a claim whose outcome is unknown is settled from v1's payments list (settle/settle-claim.ts) when its
+//   ticket allows: a repeat waits for a settle attempt (within its wait) instead of answering at once.
 import { randomBytes } from 'node:crypto';
 import type { LegacyPaymentReply } from '../contract.js';
 import type { Charge } from '../flow.js';
-import { ClaimStoreError, type ClaimRecord, type ClaimStore, type StoredPaymentReply } from './claim-store.js';
+import { ledgerTicket, type LedgerMark } from '../settle/ledger-ticket.js';
+import { settleClaim, type SettleAttempt, type SettleDeps, type SettleTerms } from '../settle/settle-claim.js';
+import { ClaimStoreError, isUnknown, type ClaimRecord, type ClaimStore, type LedgerTicket, type StoredPaymentReply } from './claim-store.js';
 import { idempotencyDigest, type IdempotencyDigest } from './idempotency-digest.js';
 import { IDEMPOTENCY_TTL_MS, storedReply, type IdempotencyEvent, type UnavailableReason } from './idempotency.js';
 import { pause, systemClock, systemTimers, type Clock, type Timers } from './system-time.js';
@@ -37,10 +41,20 @@ export interface PaidReply {
 }
 
 /** Called by the payment before its first v1 write: rejects with ClaimStoreError when the claim
- * cannot be moved to `sent` durably, and then nothing may be written. */
+ * cannot be moved to `sent` durably, and then nothing may be written. `mark`: what settles the payment
+ * should its outcome be unknown (kept with the claim as its ticket). */
 export interface SendGate {
-  beforeSend(): Promise<void>;
+  beforeSend(mark?: LedgerMark): Promise<void>;
+  /** Whether a mark is kept: the payment runs under a claim, and settlement is on. */
+  readonly settles: boolean;
 }
+
+/** The default of PAYMENT_SETTLE_AFTER_S. */
+export const DEFAULT_SETTLE_AFTER_S = 60;
+/** The longest between a first read that found nothing and the second that settles "not paid". */
+const MAX_RECHECK_MS = 10_000;
+/** How long one settle attempt holds its claim's settle lease. */
+const SETTLE_LEASE_MS = 60_000;
 
 export interface PaymentCall {
   apiKey: string | undefined;
@@ -53,12 +67,16 @@ export type ClaimOutcome =
   /** This call ran the payment. `answered` must be called once its reply was sent: whether it reached its
    * caller decides, for a keyless payment, whether a repeat replays it. */
   | { kind: 'fresh'; reply: LegacyPaymentReply; answered(delivered: boolean): Promise<void> }
-  /** The reply of the first call (at once, or after waiting for it). */
-  | { kind: 'replayed'; reply: StoredPaymentReply; waited: boolean }
+  /** The reply of the first call (at once, or after waiting for it, or as its settlement found it);
+   * `retryAfterS`: the first call's outcome is still unknown, and may be settled by then. */
+  | { kind: 'replayed'; reply: StoredPaymentReply; waited: boolean; retryAfterS?: number }
+  /** The first call's outcome was unknown, and its settlement found that no payment was made: this reply
+   * says so, and the claim is released (the next call pays). */
+  | { kind: 'not-paid'; reply: StoredPaymentReply }
   /** The Idempotency-Key was used (same API key) for a payment with other fields. */
   | { kind: 'mismatch' }
   /** The first call stopped after it may have written to v1 and left no reply: never run again. */
-  | { kind: 'outcome-unknown' }
+  | { kind: 'outcome-unknown'; retryAfterS?: number }
   /** Nothing was run; `detail` says why in words fit for the reply (not-durable). */
   | { kind: 'unavailable'; reason: UnavailableReason; detail?: string };
 
@@ -84,11 +102,23 @@ export interface PaymentClaimsOptions {
   onEvent?: (event: IdempotencyEvent, keyless: boolean) => void;
   /** Replies kept only a minute: v1 refused the API key itself, so nothing was done under the key. */
   releasesKey?: (reply: LegacyPaymentReply) => boolean;
+  /** Unknown outcomes settled from v1's payments list (settle/); absent, they stay unknown. */
+  settle?: {
+    /** PAYMENT_SETTLE_AFTER_S in ms. */
+    afterMs: number;
+    /** Between the two reads that settle "not paid"; min(10 s, afterMs) by default. */
+    recheckMs?: number;
+  };
+  /** One event per claim settled, by what it found. */
+  onSettled?: (result: 'paid' | 'not_paid') => void;
 }
 
 export interface PaymentClaims {
-  /** Runs `pay` at most once per claim; every repeat gets the first call's reply, or is told why not. */
-  run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome>;
+  /** Runs `pay` at most once per claim; every repeat gets the first call's reply, or is told why not.
+   * `terms`: how this call reads v1's payments list and words its replies, to settle an unknown outcome. */
+  run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>, terms?: SettleTerms): Promise<ClaimOutcome>;
+  /** One settle attempt of the claim under `id` (the background settler and the operator's commands). */
+  settle(id: string, terms: SettleTerms): Promise<SettleAttempt>;
   /** After the last request: waits until the replies of the payments run here are stored. */
   close(): Promise<void>;
 }
@@ -168,11 +198,15 @@ class OwnedClaim {
 
   /** The send gate: moves the claim to `sent`, durably, before anything is written to v1 (once; a claim
    * already past `claimed` passes). Rejects with ClaimStoreError when the store cannot prove the move. */
-  async moveToSent(): Promise<void> {
+  async moveToSent(ticket?: (sentAt: number) => LedgerTicket): Promise<void> {
     if (this.record.phase !== 'claimed') return;
     let kept: boolean;
     try {
-      kept = await this.write((r) => ({ ...r, phase: 'sent', leaseUntil: this.now() + this.leaseMs }), { durable: true });
+      const sent = (r: ClaimRecord): ClaimRecord => {
+        const t = this.now();
+        return { ...r, phase: 'sent', leaseUntil: t + this.leaseMs, ...(ticket === undefined ? {} : { ticket: ticket(t) }) };
+      };
+      kept = await this.write(sent, { durable: true });
     } catch (err) {
       this.sendRefused = true;
       throw err instanceof ClaimStoreError ? err : new ClaimStoreError('unreachable', 'the payment claims store cannot be reached');
@@ -196,18 +230,42 @@ class Claims implements PaymentClaims {
   private readonly timers: Timers;
   /** The replies still being stored, awaited by close(). */
   private readonly storing = new Set<Promise<unknown>>();
+  private readonly settleDeps: SettleDeps | undefined;
 
   constructor(private readonly options: PaymentClaimsOptions) {
     this.digest = idempotencyDigest(options.secret);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.now = options.now ?? systemClock;
     this.timers = options.timers ?? systemTimers;
+    const { settle } = options;
+    this.settleDeps =
+      settle === undefined
+        ? undefined
+        : {
+            store: options.store,
+            digest: (field, value) => this.digest.ledgerValue(field, value),
+            ledgerId: (paymentId) => this.digest.ledgerId(paymentId),
+            timing: { afterMs: settle.afterMs, recheckMs: settle.recheckMs ?? Math.min(MAX_RECHECK_MS, settle.afterMs) },
+            holder: randomBytes(12).toString('base64url'),
+            leaseMs: SETTLE_LEASE_MS,
+            now: this.now,
+          };
   }
 
-  async run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome> {
+  async settle(id: string, terms: SettleTerms): Promise<SettleAttempt> {
+    if (this.settleDeps === undefined) return { kind: 'unknown', nextAt: Number.POSITIVE_INFINITY, why: 'no-ticket' };
+    const record = await this.options.store.read(id);
+    if (record === undefined) return { kind: 'changed' };
+    const attempt = await settleClaim(this.settleDeps, id, record, terms);
+    if (attempt.kind === 'paid') this.options.onSettled?.('paid');
+    if (attempt.kind === 'not-paid') this.options.onSettled?.('not_paid');
+    return attempt;
+  }
+
+  async run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>, terms?: SettleTerms): Promise<ClaimOutcome> {
     const keyless = call.idempotencyKey === undefined;
     if (keyless && this.options.keylessWindowMs <= 0) {
-      const { reply } = await pay({ beforeSend: () => Promise.resolve() });
+      const { reply } = await pay({ beforeSend: () => Promise.resolve(), settles: false });
       return { kind: 'fresh', reply, answered: () => Promise.resolve() };
     }
     const fields = normalisedFields(call.fields);
@@ -244,9 +302,9 @@ class Claims implements PaymentClaims {
       }
       if (taken) {
         emit('claimed');
-        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, this.timers, ttlMs), keyless, pay);
+        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, this.timers, ttlMs), keyless, pay, terms);
       }
-      const outcome = await this.follow(id, existing, fingerprint, emit, refuse);
+      const outcome = await this.follow(id, existing, fingerprint, emit, refuse, terms);
       if (outcome !== undefined) return outcome;
     }
     return refuse('store-unreachable');
@@ -256,11 +314,14 @@ class Claims implements PaymentClaims {
     await Promise.allSettled([...this.storing]);
   }
 
-  private async own(claim: OwnedClaim, keyless: boolean, pay: (gate: SendGate) => Promise<PaidReply>): Promise<ClaimOutcome> {
+  private async own(claim: OwnedClaim, keyless: boolean, pay: (gate: SendGate) => Promise<PaidReply>, terms: SettleTerms | undefined): Promise<ClaimOutcome> {
     claim.keepLease();
+    const settles = terms !== undefined && this.settleDeps !== undefined;
+    const ticket = (mark: LedgerMark | undefined) =>
+      settles && mark !== undefined ? (sentAt: number) => ledgerTicket(terms.settle, mark, sentAt, this.settleDeps!.digest) : undefined;
     let paid: PaidReply;
     try {
-      paid = await pay({ beforeSend: () => claim.moveToSent() });
+      paid = await pay({ beforeSend: (mark) => claim.moveToSent(ticket(mark)), settles });
     } catch (err) {
       // Its lease ends now: a claim still `claimed` is taken over by the next repeat, one `sent` answers
       // outcome-unknown. Should the store not take this, the lease runs out by itself.
@@ -288,7 +349,12 @@ class Claims implements PaymentClaims {
   private storeAnswer(claim: OwnedClaim, keyless: boolean, paid: PaidReply, delivered: boolean): Promise<void> {
     const replays = !keyless || keylessHolds(paid.charge, delivered);
     const ttl = !keyless && this.options.releasesKey?.(paid.reply) ? { ttlMs: RELEASED_KEY_TTL_MS } : {};
-    const answer = (r: ClaimRecord): ClaimRecord => ({ ...r, phase: 'answered', reply: storedReply(paid.reply), replays });
+    // A ticket marks an unknown outcome, for the settlement; any other outcome needs none.
+    const answer = (r: ClaimRecord): ClaimRecord => {
+      const { ticket, ...rest } = r;
+      const answered: ClaimRecord = { ...rest, phase: 'answered', reply: storedReply(paid.reply), replays };
+      return ticket !== undefined && paid.charge === 'unknown' && replays ? { ...answered, ticket: { ...ticket, unknown: true } } : answered;
+    };
     const work = this.keepTrying(claim, answer, ttl).finally(() => claim.stopLease());
     this.storing.add(work);
     void work.finally(() => this.storing.delete(work));
@@ -323,6 +389,35 @@ class Claims implements PaymentClaims {
     }
   }
 
+  /** A repeat of an unknown outcome: settle attempts until one settles it or the next would come after
+   * `deadline`; `unknown` says in how many seconds the next may. */
+  private async settleWithin(id: string, first: ClaimRecord, terms: SettleTerms, deadline: number): Promise<Settled> {
+    let record: ClaimRecord | undefined = first;
+    for (;;) {
+      if (record === undefined || !isUnknown(record, this.now())) return { kind: 'done' };
+      let attempt: SettleAttempt;
+      try {
+        attempt = await settleClaim(this.settleDeps!, id, record, terms);
+      } catch (err) {
+        if (!(err instanceof ClaimStoreError)) throw err;
+        attempt = { kind: 'unknown', nextAt: this.now() + 1000, why: 'leased' };
+      }
+      if (attempt.kind === 'paid') this.options.onSettled?.('paid');
+      if (attempt.kind === 'not-paid') {
+        this.options.onSettled?.('not_paid');
+        return { kind: 'not-paid', reply: attempt.reply };
+      }
+      if (attempt.kind !== 'unknown') return { kind: 'done' };
+      const t = this.now();
+      if (attempt.nextAt > deadline) {
+        const wait = Number.isFinite(attempt.nextAt) ? attempt.nextAt - t : this.options.waitMs;
+        return { kind: 'unknown', retryAfterS: Math.max(1, Math.ceil(wait / 1000)) };
+      }
+      await pause(this.timers, Math.max(0, attempt.nextAt - t));
+      record = await this.options.store.read(id).catch(() => record);
+    }
+  }
+
   /** A repeat: the stored reply, or the first call's after waiting for it; undefined when the claim may be
    * claimed anew (it vanished, was released, or its owner stopped before writing to v1). */
   private async follow(
@@ -331,27 +426,44 @@ class Claims implements PaymentClaims {
     fingerprint: string,
     emit: (event: IdempotencyEvent) => void,
     refuse: (reason: UnavailableReason, detail?: string) => ClaimOutcome,
+    terms: SettleTerms | undefined,
   ): Promise<ClaimOutcome | undefined> {
     const deadline = this.now() + this.options.waitMs;
     let waited = false;
     let record = first;
+    let retryAfterS: number | undefined;
+    let tried = false;
     for (;;) {
       if (record === undefined) return undefined;
       if (record.fingerprint !== fingerprint) {
         emit('mismatch');
         return { kind: 'mismatch' };
       }
+      if (terms !== undefined && this.settleDeps !== undefined && !tried && isUnknown(record, this.now())) {
+        tried = true;
+        const settled = await this.settleWithin(id, record, terms, deadline);
+        if (settled.kind === 'not-paid') return { kind: 'not-paid', reply: settled.reply };
+        if (settled.kind === 'unknown') retryAfterS = settled.retryAfterS;
+        try {
+          record = await this.options.store.read(id);
+        } catch (err) {
+          if (err instanceof ClaimStoreError) return refuse(REASON_OF_FAULT[err.fault], detailOf(err));
+          throw err;
+        }
+        continue;
+      }
       const t = this.now();
       if (record.phase === 'answered') {
         // A call that waited for this answer gets it, even when the claim is released for later calls.
         if (!(record.replays || waited) || record.reply === undefined) return undefined;
         emit(waited ? 'waited' : 'replayed');
-        return { kind: 'replayed', reply: record.reply, waited };
+        const still = retryAfterS !== undefined && isUnknown(record, t) ? { retryAfterS } : {};
+        return { kind: 'replayed', reply: record.reply, waited, ...still };
       }
       if (record.leaseUntil <= t) {
         if (record.phase === 'claimed') return undefined;
         emit('outcome_unknown');
-        return { kind: 'outcome-unknown' };
+        return { kind: 'outcome-unknown', ...(retryAfterS !== undefined && isUnknown(record, t) ? { retryAfterS } : {}) };
       }
       if (t >= deadline) return refuse('wait-expired');
       waited = true;
@@ -365,6 +477,8 @@ class Claims implements PaymentClaims {
     }
   }
 }
+
+type Settled = { kind: 'done' } | { kind: 'not-paid'; reply: StoredPaymentReply } | { kind: 'unknown'; retryAfterS: number };
 
 export function createPaymentClaims(options: PaymentClaimsOptions): PaymentClaims {
   return new Claims(options);

@@ -37,6 +37,8 @@ class MemoryClaims implements ClaimStore {
   private readonly entries = new Map<string, Entry>();
   private readonly perCaller = new Map<string, number>();
   private readonly waiting = new ClaimWaiters();
+  /** The settle leases: holder and until when, by claim. */
+  private readonly leases = new Map<string, { holder: string; until: number }>();
   private full = false;
   private lastSweep = 0;
 
@@ -69,6 +71,14 @@ class MemoryClaims implements ClaimStore {
   async read(id: string): Promise<ClaimRecord | undefined> {
     const entry = this.live(id, this.now());
     return entry ? { ...entry.record } : undefined;
+  }
+
+  async settleLease(id: string, holder: string, ms: number, now: number): Promise<boolean> {
+    for (const [claim, lease] of this.leases) if (lease.until <= now) this.leases.delete(claim);
+    const lease = this.leases.get(id);
+    if (lease !== undefined && lease.holder !== holder) return false;
+    this.leases.set(id, { holder, until: now + ms });
+    return true;
   }
 
   changed(id: string, ms: number): Promise<void> {

@@ -1,7 +1,7 @@
 // The PostgreSQL side of the payment claims (claims-postgres.ts): the table, the statements that claim,
 // read, move on and sweep a claim, each one atomic, and the row form of a claim and of its stored reply.
 // Pure: no connection here. The table's name never comes from a setting, so the statements are constants.
-import type { ClaimRecord, StoredPaymentReply } from '../../../payment/claims/claim-store.js';
+import type { ClaimRecord, LedgerTicket, StoredPaymentReply } from '../../../payment/claims/claim-store.js';
 
 export const CLAIMS_TABLE = 'legacy_gateway_payment_claims';
 /** How many expired rows one sweep deletes at most. */
@@ -20,20 +20,34 @@ CREATE TABLE IF NOT EXISTS ${CLAIMS_TABLE} (
   lease_until bigint NOT NULL,
   replays boolean NOT NULL,
   reply jsonb,
-  expires_at bigint NOT NULL
+  expires_at bigint NOT NULL,
+  ticket jsonb,
+  settle_by text,
+  settle_until bigint
 );
 CREATE INDEX IF NOT EXISTS ${CLAIMS_TABLE}_expires_at ON ${CLAIMS_TABLE} (expires_at);
 COMMIT;`;
 
-const COLUMNS = 'caller, fingerprint, owner, phase, lease_until, replays, reply';
+/** A table made by an earlier version gains the settlement's columns (its ticket, its settle lease). */
+export const SETTLE_COLUMNS = `
+BEGIN;
+SELECT pg_advisory_xact_lock(hashtext('${CLAIMS_TABLE}'));
+ALTER TABLE ${CLAIMS_TABLE} ADD COLUMN IF NOT EXISTS ticket jsonb, ADD COLUMN IF NOT EXISTS settle_by text, ADD COLUMN IF NOT EXISTS settle_until bigint;
+COMMIT;`;
+
+/** Whether the table has the settlement's columns. */
+export const HAS_SETTLE_COLUMNS = `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = '${CLAIMS_TABLE}' AND column_name IN ('ticket', 'settle_by', 'settle_until')`;
+
+const COLUMNS = 'caller, fingerprint, owner, phase, lease_until, replays, reply, ticket';
 
 /** Taken when no row is there, or the one there expired or is open (isOpen, in SQL). */
 export const CLAIM = `
-INSERT INTO ${CLAIMS_TABLE} AS c (id, caller, fingerprint, owner, phase, lease_until, replays, reply, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)
+INSERT INTO ${CLAIMS_TABLE} AS c (id, caller, fingerprint, owner, phase, lease_until, replays, reply, expires_at, ticket)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $11::jsonb)
 ON CONFLICT (id) DO UPDATE SET
   caller = EXCLUDED.caller, fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, phase = EXCLUDED.phase,
-  lease_until = EXCLUDED.lease_until, replays = EXCLUDED.replays, reply = EXCLUDED.reply, expires_at = EXCLUDED.expires_at
+  lease_until = EXCLUDED.lease_until, replays = EXCLUDED.replays, reply = EXCLUDED.reply, expires_at = EXCLUDED.expires_at,
+  ticket = EXCLUDED.ticket, settle_by = NULL, settle_until = NULL
 WHERE c.expires_at <= $10::bigint
    OR (c.phase = 'answered' AND NOT c.replays)
    OR (c.phase = 'claimed' AND c.lease_until <= $10::bigint)
@@ -44,7 +58,7 @@ export const READ = `SELECT ${COLUMNS} FROM ${CLAIMS_TABLE} WHERE id = $1 AND ex
 export const UPDATE = `
 UPDATE ${CLAIMS_TABLE} SET
   caller = $3, fingerprint = $4, phase = $5, lease_until = $6, replays = $7, reply = $8::jsonb,
-  expires_at = COALESCE($9::bigint, expires_at)
+  expires_at = COALESCE($9::bigint, expires_at), ticket = $11::jsonb
 WHERE id = $1 AND owner = $2 AND expires_at > $10::bigint`;
 
 // The outer condition is checked again on a row a claim renewed meanwhile (the subquery's is not): a row
@@ -52,6 +66,11 @@ WHERE id = $1 AND owner = $2 AND expires_at > $10::bigint`;
 export const SWEEP = `
 DELETE FROM ${CLAIMS_TABLE} WHERE expires_at <= $1::bigint AND id IN (
   SELECT id FROM ${CLAIMS_TABLE} WHERE expires_at <= $1::bigint LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`;
+
+// A settle lease: taken when free, run out, or held by the same holder, on a live claim.
+export const SETTLE_LEASE = `
+UPDATE ${CLAIMS_TABLE} SET settle_by = $2, settle_until = $3::bigint + $4::bigint
+WHERE id = $1 AND expires_at > $3::bigint AND (settle_until IS NULL OR settle_until <= $3::bigint OR settle_by = $2)`;
 
 export interface Row {
   caller: string;
@@ -61,6 +80,7 @@ export interface Row {
   lease_until: string;
   replays: boolean;
   reply: StoredForm | null;
+  ticket: LedgerTicket | null;
 }
 
 /** A reply as the table holds it. jsonb sorts an object's keys, so the headers are kept as pairs and the
@@ -83,6 +103,7 @@ export function recordOf(row: Row): ClaimRecord {
     leaseUntil: Number(row.lease_until),
     replays: row.replays,
   };
+  if (row.ticket !== null && row.ticket !== undefined) record.ticket = row.ticket;
   if (row.reply !== null) {
     const { httpStatus, headers, body } = row.reply;
     record.reply = { httpStatus, headers: Object.fromEntries(headers), body: { status: body.status, code: body.code, response: body.response } };
@@ -92,6 +113,9 @@ export function recordOf(row: Row): ClaimRecord {
 
 /** phase, lease_until, replays and reply: $5 to $8 in both CLAIM and UPDATE. */
 export const fields = (r: ClaimRecord) => [r.phase, wholeMs('leaseUntil', r.leaseUntil), r.replays, storedForm(r.reply)];
+
+/** The ticket: $11 in both CLAIM and UPDATE. */
+export const ticketOf = (r: ClaimRecord): string | null => (r.ticket === undefined ? null : JSON.stringify(r.ticket));
 
 /** A whole number of ms: a bigint column takes nothing else, and a caller's mistake is not an outage. */
 export function wholeMs(name: string, value: number): number {

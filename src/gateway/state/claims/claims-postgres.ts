@@ -27,7 +27,23 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { AcceptedRisk } from '../../config.js';
 import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
-import { CLAIM, CLAIMS_TABLE, READ, SCHEMA, SWEEP, SWEEP_BATCH, UPDATE, fields, recordOf, wholeMs, type Row } from './claims-postgres-rows.js';
+import {
+  CLAIM,
+  CLAIMS_TABLE,
+  HAS_SETTLE_COLUMNS,
+  READ,
+  SCHEMA,
+  SETTLE_COLUMNS,
+  SETTLE_LEASE,
+  SWEEP,
+  SWEEP_BATCH,
+  UPDATE,
+  fields,
+  recordOf,
+  ticketOf,
+  wholeMs,
+  type Row,
+} from './claims-postgres-rows.js';
 
 export { CLAIMS_TABLE };
 
@@ -225,7 +241,7 @@ class Store implements PostgresClaimStore {
   async claim(id: string, record: ClaimRecord, ttlMs: number, now: number): Promise<ClaimResult> {
     wholeMs('now', now);
     if (!(wholeMs('ttlMs', ttlMs) > 0)) throw new TypeError('ttlMs must be above 0');
-    const values = [id, record.caller, record.fingerprint, record.owner, ...fields(record), now + ttlMs, now];
+    const values = [id, record.caller, record.fingerprint, record.owner, ...fields(record), now + ttlMs, now, ticketOf(record)];
     this.trusted();
     return this.call(async (q) => {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
@@ -242,7 +258,7 @@ class Store implements PostgresClaimStore {
     const now = Date.now();
     const expiresAt = options.ttlMs === undefined ? null : now + wholeMs('ttlMs', options.ttlMs);
     // synchronous_commit = on: an acknowledged update is as durable as this server can make it (`durable` asks nothing more).
-    const values = [id, record.owner, record.caller, record.fingerprint, ...fields(record), expiresAt, now];
+    const values = [id, record.owner, record.caller, record.fingerprint, ...fields(record), expiresAt, now, ticketOf(record)];
     // Before a payment is sent (`durable`): a standby found asynchronous since the claim was taken refuses it.
     if (options.durable) this.trusted();
     return this.call(async (q) => (await q(UPDATE, values)).rowCount === 1);
@@ -251,6 +267,11 @@ class Store implements PostgresClaimStore {
   async read(id: string): Promise<ClaimRecord | undefined> {
     const { rows } = await this.call((q) => q(READ, [id, Date.now()]));
     return rows[0] && recordOf(rows[0]);
+  }
+
+  async settleLease(id: string, holder: string, ms: number, now: number): Promise<boolean> {
+    const values = [id, holder, wholeMs('now', now), wholeMs('ms', Math.round(ms))];
+    return this.call(async (q) => (await q(SETTLE_LEASE, values)).rowCount === 1);
   }
 
   changed(_id: string, ms: number): Promise<void> {
@@ -299,6 +320,7 @@ class Store implements PostgresClaimStore {
   private async makeTable(q: Query): Promise<void> {
     const { rows } = await q(`SELECT to_regclass('${CLAIMS_TABLE}') IS NOT NULL AS present`);
     if (!(rows[0] as unknown as { present: boolean }).present) await q(SCHEMA);
+    else if (((await q(HAS_SETTLE_COLUMNS)).rows[0] as unknown as { n: number }).n < 3) await q(SETTLE_COLUMNS);
     this.schemaReady = true;
   }
 

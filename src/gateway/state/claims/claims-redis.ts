@@ -80,6 +80,13 @@ if cjson.decode(current).owner ~= ARGV[2] then return 'other' end
 if ARGV[3] == '' then redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) end
 return 'ok'`;
 
+// KEYS: the claim's settle lease. ARGV: holder, ms. Taken when free (or run out: PX) or held by the holder.
+const SETTLE_LEASE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current and current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
 function parseRecord(raw: string): ClaimRecord | undefined {
   try {
     const r = JSON.parse(raw) as Partial<ClaimRecord>;
@@ -250,6 +257,14 @@ class RedisClaims implements RedisClaimStore {
     }
     this.options.logger.warn({ replicas, acked }, `${UNACKNOWLEDGED}: the payment was refused before it was sent`);
     throw new ClaimStoreError('not-durable', UNACKNOWLEDGED);
+  }
+
+  async settleLease(id: string, holder: string, ms: number): Promise<boolean> {
+    try {
+      return (await this.redis.evalScript(SETTLE_LEASE_SCRIPT, [`${this.options.prefix}claim-settle:${id}`], [holder, String(Math.max(1, Math.round(ms)))])) === 1;
+    } catch (err) {
+      throw this.fault(err);
+    }
   }
 
   async read(id: string): Promise<ClaimRecord | undefined> {

@@ -20,6 +20,7 @@ function recorded(store: ClaimStore) {
     claim: (id, record, ttl, now) => (writes.push({ op: 'claim', id, record }), store.claim(id, record, ttl, now)),
     update: (id, record, options) => (writes.push({ op: 'update', id, record }), store.update(id, record, options)),
     read: (id) => store.read(id),
+    settleLease: (...a) => store.settleLease(...a),
     changed: (id, ms) => store.changed(id, ms),
     close: () => store.close(),
   };
@@ -325,6 +326,7 @@ describe('a store that cannot keep a claim', () => {
       claim: (...a) => inner.claim(...a),
       update: (...a) => inner.update(...a),
       read: (id) => inner.read(id),
+      settleLease: (...a) => inner.settleLease(...a),
       changed: (id, ms) => inner.changed(id, ms),
       close: () => inner.close(),
     };
