@@ -89,11 +89,13 @@ describe('with REDIS_URL', () => {
     gateway = await gatewayWith({ REDIS_URL: redis.url.replace('redis://', `redis://:${REDIS_PASSWORD}@`), GATEWAY_SECRET });
   });
 
-  it('/readyz is 200 and says "redis":"up"; the gauge is 1', async () => {
+  it('/readyz is 200 and says "redis":"up" and, Redis holding the payment claims, "claims":"up"; the gauges are 1', async () => {
     const reply = await readyz(gateway);
     expect(reply.status).toBe(200);
-    expect(reply.text).toBe('{"status":"ready","mappings":' + String((reply.body as { mappings: number }).mappings) + ',"upstream":"reachable","redis":"up"}');
-    expect(sample(await scrape(gateway), 'legacy_gateway_redis_up')).toBe(1);
+    expect(reply.text).toBe('{"status":"ready","mappings":' + String((reply.body as { mappings: number }).mappings) + ',"upstream":"reachable","redis":"up","claims":"up"}');
+    const text = await scrape(gateway);
+    expect(sample(text, 'legacy_gateway_redis_up')).toBe(1);
+    expect(sample(text, 'legacy_gateway_claim_store_up')).toBe(1);
   });
 
   it('counts what became of keyed payments, by a closed set of events', async () => {
