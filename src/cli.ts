@@ -148,6 +148,18 @@ program
     await runRetireCheck(opts);
   });
 
+program
+  .command('brownout')
+  .description('before a brownouts file goes into service (BROWNOUTS_FILE): for each window, its openings to come, whom it refuses and, with --url, which integrations of a gateway\'s GET /usage it would hit and how many of their calls, judged from the last 7 days (docs/usage.md)\n(exit 1 when the usage cannot be fetched; 2 on a bad option, file or mappings)')
+  .option('--dry-run', 'tell what the file would do (required: the gateway applies the file itself)')
+  .option('--file <path>', 'the brownouts file (default: BROWNOUTS_FILE)')
+  .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464 (or its /metrics or /usage URL); without it, the windows and their scope only')
+  .option('--mappings <dir>', 'mappings directory, for the methods a window names (default: MAPPINGS_DIR or the shipped mappings/)')
+  .action(async (opts: { dryRun?: boolean; file?: string; url?: string; mappings?: string }) => {
+    const { runBrownout } = await import('./commands/brownout.js');
+    await runBrownout(opts);
+  });
+
 registerReplayCommand(program);
 
 // A reader that goes away (`legacy-gateway openapi | head -1`) ends the output, not the command with a stack

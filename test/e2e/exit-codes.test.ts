@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli.js');
-const COMMANDS = ['serve', 'sandbox', 'coverage', 'openapi', 'check', 'retire-check', 'replay'] as const;
+const COMMANDS = ['serve', 'sandbox', 'coverage', 'openapi', 'check', 'retire-check', 'brownout', 'replay'] as const;
 
 async function cliRun(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return promisify(execFile)(process.execPath, [cli, ...args], { env: { ...process.env, UPSTREAM_URL: '', MAPPINGS_DIR: '', ...env } }).then(
