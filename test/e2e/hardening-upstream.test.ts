@@ -11,6 +11,9 @@ let gateway: HardenedGateway;
 let uncached: HardenedGateway;
 /** The same gateway with CACHE_MIN_USES=2 (a reply is stored from its second miss). */
 let secondMiss: HardenedGateway;
+/** CACHE_TTL_MS=0 with a timeout no test reaches: calls held by the upstream until the test releases them
+ * answer 200 however long the machine takes to send them all. */
+let patient: HardenedGateway;
 
 const STALE_WARNING = '110 - "Response is Stale"';
 
@@ -25,11 +28,13 @@ beforeAll(async () => {
   gateway = await startHardenedGateway(env);
   uncached = await startHardenedGateway({ ...env, CACHE_TTL_MS: '0' });
   secondMiss = await startHardenedGateway({ ...env, CACHE_MIN_USES: '2' });
+  patient = await startHardenedGateway({ ...env, CACHE_TTL_MS: '0', UPSTREAM_TIMEOUT_MS: '600000' });
 });
 afterAll(async () => {
   await gateway.close();
   await uncached.close();
   await secondMiss.close();
+  await patient.close();
   await upstream.close();
 });
 beforeEach(() => {
@@ -180,8 +185,8 @@ describe('single-flight', () => {
       json(res, 200, v1List([{ object: 'staff', id: 1, first_name: 'Shared' }]));
     });
     const n = 20;
-    const arrived = requestsReceived(uncached.server, n);
-    const replies = Array.from({ length: n }, () => fetchText(`${uncached.url}/api/staffs/0/3`));
+    const arrived = requestsReceived(patient.server, n);
+    const replies = Array.from({ length: n }, () => fetchText(`${patient.url}/api/staffs/0/3`));
     await arrived;
     // One turn of the event loop lets the last arrivals reach the transport (no timer involved).
     await new Promise((resolve) => setImmediate(resolve));
@@ -199,9 +204,9 @@ describe('single-flight', () => {
       await released;
       json(res, 200, v1List([{ object: 'staff', id: 1, first_name: String(req.headers['x-api-key']) }]));
     });
-    const arrived = requestsReceived(uncached.server, 2);
-    const a = fetchText(`${uncached.url}/api/staffs/0/4`, { headers: { 'x-api-key': 'key-a' } });
-    const b = fetchText(`${uncached.url}/api/staffs/0/4`, { headers: { 'x-api-key': 'key-b' } });
+    const arrived = requestsReceived(patient.server, 2);
+    const a = fetchText(`${patient.url}/api/staffs/0/4`, { headers: { 'x-api-key': 'key-a' } });
+    const b = fetchText(`${patient.url}/api/staffs/0/4`, { headers: { 'x-api-key': 'key-b' } });
     await arrived;
     await new Promise((resolve) => setImmediate(resolve));
     release();

@@ -122,8 +122,10 @@ describe('tok_timeout with a short hang, and close()', () => {
     }
   });
 
-  it('ends a held reply and keep-alive sockets promptly on close()', async () => {
-    const running = await startSandbox({ paymentHangMs: 60_000 });
+  it('ends a held reply and keep-alive sockets on close(), without waiting for them', async () => {
+    // The reply is held for an hour: a close() that waited for it would end the test by its timeout, so no
+    // clock needs to be read here.
+    const running = await startSandbox({ paymentHangMs: 3_600_000 });
     // An idle keep-alive socket: a completed request on a pooled connection.
     expect((await call(running.url, '/api/v1/timezones/1', { headers: PRIMARY })).status).toBe(200);
     const held = fetch(`${running.url}/api/v1/payments`, {
@@ -136,9 +138,7 @@ describe('tok_timeout with a short hang, and close()', () => {
       timeout: 2000,
       interval: 5,
     });
-    const started = Date.now();
     await running.close();
     expect(await outcome).toBe('failed');
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

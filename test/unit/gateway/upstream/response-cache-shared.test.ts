@@ -1,7 +1,7 @@
 // The response cache's two tiers: this process's lru-cache (L1, a short local TTL) and a store every
 // replica shares (L2, faked here): what each tier answers, what is stored where, stale-if-error across
 // both, the freshness facts of a reply from either, and a shared store that fails, hangs or throws.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CacheEvent } from '../../../../src/gateway/metrics/gateway-metrics.js';
 import type { SharedResponseStore, StoredReply } from '../../../../src/gateway/state/caches/response-store.js';
 import { requestKey } from '../../../../src/gateway/upstream/request-key.js';
@@ -393,9 +393,19 @@ describe('a shared tier that fails', () => {
     const { store, replica } = cluster({ sharedWaitMs: 30 });
     store.mode = 'hang';
     const a = replica('a');
-    const started = performance.now();
-    expect(valueOf(await a.cache.getJson(request()))).toEqual({ from: 'a', n: 1 });
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The wait is a timer: faked, so the read is seen still waiting at 29 ms and answered at 30.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let answered = false;
+    const reading = a.cache.getJson(request()).finally(() => (answered = true));
+    try {
+      await vi.advanceTimersByTimeAsync(29);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answered).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(valueOf(await reading)).toEqual({ from: 'a', n: 1 });
     // The next read on another URL is not held up by the first lookup.
     expect(valueOf(await a.cache.getJson(request({ query: { offset: '10' } })))).toEqual({ from: 'a', n: 2 });
   });
