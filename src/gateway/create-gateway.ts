@@ -281,7 +281,7 @@ export function createGateway(parts: GatewayParts): Gateway {
         generations,
         claims,
         logger: parts.logger,
-        ...(lifecycle ? { mustFinish: (req) => lifecycle.mustFinish(req), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
+        ...(lifecycle ? { mustFinish: (ctx) => lifecycle.mustFinish(ctx), holdUntilDone: (work) => void lifecycle.holdUntilDone(work) } : {}),
         onPaymentCode: (code) => metrics.paymentCompleted(code),
       }),
       passthrough,

@@ -8,16 +8,16 @@
 // must always be answered.
 // It never ends a must-finish request itself, and never exits the process (the CLI does).
 import type http from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, legacyFailure } from '../shared/errors.js';
-import { maybeContextOf } from './edge/request-context.js';
+import type { RequestContext } from './edge/request-context.js';
 import { InFlightList } from './in-flight-list.js';
 
 export interface RequestLifecycle {
-  /** Called by the listener for every request it receives. */
-  track(req: IncomingMessage, res: ServerResponse): void;
+  /** Called for every request the gateway receives (steps/track.ts); the request is let go by its
+   * after-work, when its response closes. */
+  track(ctx: RequestContext): void;
   /** This request must finish and answer, even past the shutdown deadline (payment in flight). */
-  mustFinish(req: IncomingMessage): void;
+  mustFinish(ctx: RequestContext): void;
   /** Keeps the drain waiting for `work`, past the deadline too; returns `work` unchanged. */
   holdUntilDone<T>(work: Promise<T>): Promise<T>;
   draining(): boolean;
@@ -36,31 +36,30 @@ export interface DrainReport {
 }
 
 interface Tracked {
-  req: IncomingMessage;
-  res: ServerResponse;
+  ctx: RequestContext;
   mustFinish: boolean;
 }
 
 const SHUTTING_DOWN = new GatewayError('LGW_NOT_READY', 'the gateway is shutting down: retry the call');
 
 /** The deadline's answer to a request still waiting: a legacy 503 when nothing of its reply has gone out. */
-function answerShuttingDown(t: Tracked): void {
-  if (t.res.headersSent) {
-    t.res.destroy();
+function answerShuttingDown({ ctx }: Tracked): void {
+  const { res } = ctx;
+  if (res.headersSent) {
+    res.destroy();
     return;
   }
-  const ctx = maybeContextOf(t.req);
-  if (ctx) ctx.errorCode = SHUTTING_DOWN.code;
+  ctx.errorCode = SHUTTING_DOWN.code;
   const body = JSON.stringify(legacyFailure(SHUTTING_DOWN.message));
-  t.res.writeHead(SHUTTING_DOWN.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
-  t.res.end(body);
+  res.writeHead(SHUTTING_DOWN.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
 }
 
 /** While draining, the connection of this reply closes once it is sent (the client reconnects elsewhere). */
-function closeAfterReply(t: Tracked): void {
-  if (!t.res.headersSent) t.res.setHeader('connection', 'close');
+function closeAfterReply({ ctx }: Tracked): void {
+  if (!ctx.res.headersSent) ctx.res.setHeader('connection', 'close');
   // The passthrough copies the request's Connection header onto the reply (http-proxy), so set both.
-  t.req.headers.connection = 'close';
+  ctx.req.headers.connection = 'close';
 }
 
 class Lifecycle implements RequestLifecycle {
@@ -73,19 +72,19 @@ class Lifecycle implements RequestLifecycle {
 
   constructor(private readonly shutdownTimeoutMs: number) {}
 
-  track(req: IncomingMessage, res: ServerResponse): void {
-    const t: Tracked = { req, res, mustFinish: false };
+  track(ctx: RequestContext): void {
+    const t: Tracked = { ctx, mustFinish: false };
     const entry = this.tracked.add(t);
     if (this.isDraining) closeAfterReply(t);
-    res.once('close', () => {
+    ctx.afterWork.push(() => {
       this.tracked.remove(entry);
       this.settledOne();
     });
   }
 
-  mustFinish(req: IncomingMessage): void {
+  mustFinish(ctx: RequestContext): void {
     // A walk of the requests in flight: once per payment, over what is in flight.
-    const t = this.tracked.find((tracked) => tracked.req === req);
+    const t = this.tracked.find((tracked) => tracked.ctx === ctx);
     if (t) t.mustFinish = true;
   }
 

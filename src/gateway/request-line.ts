@@ -1,5 +1,5 @@
 // The one log line per request, written when its response closes (its reply handed to the connection, or
-// the connection gone first) or fails: the request's id, method and redacted URL, the status, the time taken, and what the
+// the connection gone first), as the request's after-work: the request's id, method and redacted URL, the status, the time taken, and what the
 // gateway learnt on the way (legacy method, the caller's integration by name, upstream calls, cache hits, payment code, error code).
 //
 // Its level: info for a success, warn for a refusal, error for a fault. A refusal the gateway gives by
@@ -7,7 +7,8 @@
 // (code 8: 502 outcome unknown, 503 store unavailable), an operator file left unset (501). It is told from
 // what the request already notes (status, the route's mark, the error code), never from a message: v1
 // unreachable and a fault of the gateway stay errors. Only a line with an error object (a fault inside the
-// gateway, attached to the response by the error writer, or the response's own error) carries a stack.
+// gateway, noted on the request's context as `error` by the error writer or the payment route, or the
+// response's own error, which the edge notes there too) carries a stack.
 //
 // Every request writes one, so it is written the cheap way: its fields' JSON, put between the level prefix,
 // timestamp and bindings pino itself writes and the message, and handed to the logger's own destination
@@ -15,7 +16,6 @@
 // logger and no walk of a line object. A line with an error object goes through pino, whose error
 // serializer writes the error's type, message, stack and causes, every string scrubbed of the request's
 // secrets first.
-import type { ServerResponse } from 'node:http';
 import { pino, type Logger } from 'pino';
 import type { ErrorCode } from '../shared/errors.js';
 import { redactLogUrl } from '../shared/redact.js';
@@ -30,15 +30,10 @@ type LineLevel = 'info' | 'warn' | 'error';
 /** Gateway errors (by stable code) that answer a 5xx by design, not because anything failed. */
 const EXPECTED_ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>(['LGW_NOT_CONFIGURED']);
 
-type ResponseWithError = ServerResponse & { err?: unknown };
-
-/** The error the error writer attached to the response (edge/error-reply.ts: a fault inside the gateway). */
-const attachedError = (res: ServerResponse): unknown => (res as ResponseWithError).err;
-
 /** Whether a 5xx reply is a refusal the gateway gives by design rather than a fault: its line is then a
  * warning. The route that refused says so (`refusedByDesign`, `errorCode`). */
 function isExpectedRefusal(ctx: RequestContext): boolean {
-  if (ctx.res.statusCode < 500 || attachedError(ctx.res) !== undefined) return false;
+  if (ctx.res.statusCode < 500 || ctx.error !== undefined) return false;
   if (ctx.refusedByDesign) return true;
   return ctx.errorCode !== undefined && EXPECTED_ERROR_CODES.has(ctx.errorCode);
 }
@@ -106,8 +101,8 @@ export function createRequestLine(logger: Logger): RequestLine {
   const lineLogger = logger.child({}, { redact: [] });
   const form = lineFormOf(lineLogger);
 
-  function write(ctx: RequestContext, started: number, responseError: unknown): void {
-    const err = responseError ?? attachedError(ctx.res);
+  function write(ctx: RequestContext, started: number): void {
+    const err = ctx.error;
     const level = levelOf(ctx, err);
     if (!lineLogger.isLevelEnabled(level)) return;
     const fields = lineFields(ctx, Date.now() - started, err);
@@ -121,18 +116,9 @@ export function createRequestLine(logger: Logger): RequestLine {
     lineLogger[level](fields, messageOf(level));
   }
 
+  // Written by the request's after-work, when its response closes (edge/request-context.ts runs it once).
   return (ctx) => {
     const started = Date.now();
-    let written = false;
-    // A response emits 'close' once, when its reply has been handed to the connection or when the
-    // connection went first; an 'error' before it ends the request with that error (and needs a listener
-    // so that it does not throw). The response is let go after the request: its listeners with it.
-    const ended = (err?: unknown): void => {
-      if (written) return;
-      written = true;
-      write(ctx, started, err);
-    };
-    ctx.res.on('close', ended);
-    ctx.res.on('error', ended);
+    ctx.afterWork.push(() => write(ctx, started));
   };
 }

@@ -14,8 +14,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import { LegacyRequest } from '../../src/gateway/edge/legacy-request.js';
-import { attachContext, type RequestContext } from '../../src/gateway/edge/request-context.js';
-import type { Route } from '../../src/gateway/edge/route-table.js';
+import { openContext, type RequestContext } from '../../src/gateway/edge/request-context.js';
+import type { Route } from '../../src/gateway/edge/route.js';
 import { writeJson } from '../../src/gateway/edge/write-json.js';
 import { loadMappingDirectorySync } from '../../src/gateway/loaders/mapping-files.js';
 import { createLogger } from '../../src/gateway/logging.js';
@@ -53,7 +53,7 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
     });
     const requestLine = createRequestLine(createLogger('info', sink));
     server = http.createServer((req: IncomingMessage, res: ServerResponse) => {
-      const ctx = attachContext(req, res, new LegacyRequest(req.method ?? 'POST', req.url, req.headers, undefined), PAYMENT_ROUTE);
+      const ctx = openContext(req, res, new LegacyRequest(req.method ?? 'POST', req.url, req.headers, undefined), PAYMENT_ROUTE);
       requestLine(ctx);
       ctx.label = PAYMENT_ROUTE.label;
       const answer = answers.get(req.url ?? '')!(ctx, res);
@@ -139,8 +139,8 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
   });
 
   it('a fault inside the gateway (500, code 8): an error with its stack', async () => {
-    const r = await call('/internal-fault', (_ctx, res) => {
-      (res as ServerResponse & { err?: Error }).err = new Error('flow exploded');
+    const r = await call('/internal-fault', (ctx) => {
+      ctx.error = new Error('flow exploded');
       return internalFaultReply(mapping);
     });
     expect(r.status).toBe(500);

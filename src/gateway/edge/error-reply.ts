@@ -2,25 +2,30 @@
 // Unexpected errors become a 500 carrying the request id, never a stack trace or a source path.
 // v1's own text (the message and headers of an upstream error) leaves only through the request's
 // scrubber: v1 may echo the key, a token or a password it received. Every other message is the gateway's.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { GatewayError, legacyFailure } from '../../shared/errors.js';
-import { maybeContextOf } from './request-context.js';
+import type { RequestContext } from './request-context.js';
 
 export function toGatewayError(err: unknown, requestId: string): GatewayError {
   if (err instanceof GatewayError) return err;
   return new GatewayError('LGW_INTERNAL', `internal gateway error (request id ${requestId})`, { cause: err });
 }
 
-/** Sends the legacy error body (or nothing more, if a reply already started: the socket is then ended). */
-export function sendLegacyError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-  const error = toGatewayError(err, maybeContextOf(req)?.requestId ?? 'unknown');
+/** Sends the legacy error body (or nothing more, if a reply already started: the socket is then ended). The
+ * context notes the error's code, and a fault inside the gateway (LGW_INTERNAL) itself, for the log line. */
+export function sendLegacyError(ctx: RequestContext, err: unknown): void {
+  writeLegacyError(ctx.res, err, ctx);
+}
+
+/** The same, for a response that may have no context yet (the edge failed to make one). */
+export function writeLegacyError(res: ServerResponse, err: unknown, ctx: RequestContext | undefined): void {
+  const error = toGatewayError(err, ctx?.requestId ?? 'unknown');
   if (res.headersSent) {
     res.destroy();
     return;
   }
   let message = error.message;
   let headers = error.headers;
-  const ctx = maybeContextOf(req);
   if (ctx) ctx.errorCode = error.code;
   const secrets = error.code === 'LGW_UPSTREAM_ERROR' ? ctx?.secrets : undefined;
   if (secrets !== undefined) {
@@ -32,7 +37,7 @@ export function sendLegacyError(req: IncomingMessage, res: ServerResponse, err: 
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(body));
-  // The request's log line carries the error object attached to the response (scrubbed: request-line.ts).
-  if (error.code === 'LGW_INTERNAL') (res as ServerResponse & { err?: Error }).err = err instanceof Error ? err : error;
+  // The request's log line carries the fault (scrubbed: request-line.ts).
+  if (ctx && error.code === 'LGW_INTERNAL') ctx.error = err instanceof Error ? err : error;
   res.end(body);
 }

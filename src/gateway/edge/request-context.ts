@@ -1,31 +1,16 @@
 // What the gateway knows about one request while serving it: the one parse of it (LegacyRequest), the
-// route the edge chose, the name it goes by in metrics and logs, and what the route learnt (upstream
-// calls, cache hits, the payment code), kept on the request for the one log line written at the end,
-// and the request's secrets with the one scrubber every text leaving the gateway for it passes through.
-// The edge makes it before any step runs and hands it to every step and route as their parameter; nothing
-// downstream reads req.url again. It is also attached to the request, for the few callbacks that are given
-// only the request (the log line's serializers, the error writer, the drain's list).
+// route the edge chose, the name it goes by in metrics and logs, what the route learnt (upstream calls,
+// cache hits, the payment code, the error it was answered with), kept for the one log line written at the
+// end, the request's secrets with the one scrubber every text leaving the gateway for it passes through,
+// and the work its steps asked to run once its response closes.
+// The edge makes it (openContext) before any step runs and hands it to every step and route as their
+// parameter; whatever else needs it (the error writer, the drain's list, the recorder) is handed it too.
+// It is the request's one carrier: nothing of it is kept on `req` or `res`, and nothing downstream reads
+// req.url again.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SurfaceRoute } from '../../mapping/legacy-surface.js';
-import type { Mapping } from '../../mapping/schema.js';
 import { isSecretField, SecretScrubber, secretsOfRequest, type HeaderPair } from '../../shared/redact.js';
 import type { LegacyRequest } from './legacy-request.js';
-
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void | Promise<void>;
-
-/** A route of the legacy surface (src/mapping/legacy-surface.ts) bound to its handler by the route table
- * (route-table.ts). Declared here, beside the context that holds it and that its handler takes. */
-export interface Route {
-  /** own: /healthz, /readyz; read: a mapped legacy method; payment; passthrough: everything else. */
-  kind: SurfaceRoute['kind'];
-  /** The name in metrics and logs (never a path). */
-  label: string;
-  /** The largest declared body accepted before the route reads any of it. */
-  bodyLimit: number;
-  /** The read mapping a `read` route serves. */
-  mapping?: Mapping;
-  handle: RouteHandler;
-}
+import type { Route } from './route.js';
 
 export interface UpstreamCallNote {
   path: string;
@@ -61,7 +46,17 @@ export interface RequestContext {
   /** The request's secrets: every text v1 sent back passes through `secrets.scrubber` before it leaves
    * the gateway (reply, stored reply, recording, log line). */
   secrets: RequestSecrets;
+  /** A fault inside the gateway the request was answered with (the error writer's 500, the payment flow's
+   * internal error), or the response's own error: its log line is an error line carrying it, scrubbed. */
+  error?: unknown;
+  /** What the steps asked to run once the response closes (its reply handed to the connection, or the
+   * connection gone first), in the order they asked: run once, from the one 'close' listener the edge
+   * registers (openContext). */
+  readonly afterWork: AfterWork[];
 }
+
+/** Work a step leaves for the end of the request (metrics, the log line, the drain's list, the span). */
+export type AfterWork = () => void;
 
 /**
  * The secret values of one request, gathered once, on first use: most replies carry no text from v1 and
@@ -109,11 +104,25 @@ export class RequestSecrets {
   }
 }
 
-const CONTEXT = Symbol('legacy-gateway request context');
+/** Runs the after-work in order; one that throws does not keep the others from running (the first throw
+ * is thrown again once all ran). */
+function runAfterWork(work: readonly AfterWork[]): void {
+  let failure: { thrown: unknown } | undefined;
+  for (const after of work) {
+    try {
+      after();
+    } catch (thrown) {
+      failure ??= { thrown };
+    }
+  }
+  if (failure) throw failure.thrown;
+}
 
-type WithContext = IncomingMessage & { [CONTEXT]?: RequestContext };
-
-export function attachContext(req: IncomingMessage, res: ServerResponse, request: LegacyRequest, route: Route, requestId = 'unknown'): RequestContext {
+/** The request's context, with the one 'close' listener that runs its after-work. A response emits 'close'
+ * once, when its reply has been handed to the connection or when the connection went first; the error a
+ * response emits before that is the request's error (and needs a listener, so that it does not throw).
+ * The response is let go after the request: its listeners with it. */
+export function openContext(req: IncomingMessage, res: ServerResponse, request: LegacyRequest, route: Route, requestId = 'unknown'): RequestContext {
   const ctx: RequestContext = {
     req,
     res,
@@ -124,19 +133,11 @@ export function attachContext(req: IncomingMessage, res: ServerResponse, request
     upstream: [],
     cacheHits: 0,
     secrets: new RequestSecrets(req, request),
+    afterWork: [],
   };
-  (req as WithContext)[CONTEXT] = ctx;
+  res.once('close', () => runAfterWork(ctx.afterWork));
+  res.on('error', (err) => {
+    ctx.error = err;
+  });
   return ctx;
-}
-
-/** The context the edge attached (every request that reached a step or a route has one). */
-export function contextOf(req: IncomingMessage): RequestContext {
-  const ctx = (req as WithContext)[CONTEXT];
-  if (!ctx) throw new Error('request context read before the edge attached it');
-  return ctx;
-}
-
-/** The context, when the edge has attached one (a log line may be written for a request that never got one). */
-export function maybeContextOf(req: IncomingMessage): RequestContext | undefined {
-  return (req as WithContext)[CONTEXT];
 }

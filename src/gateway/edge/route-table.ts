@@ -6,9 +6,7 @@
 import type { LegacySurface } from '../../mapping/legacy-surface.js';
 import type { Mapping } from '../../mapping/schema.js';
 import type { LegacyRequest } from './legacy-request.js';
-import type { Route, RouteHandler } from './request-context.js';
-
-export type { Route, RouteHandler } from './request-context.js';
+import type { Route, RouteHandler } from './route.js';
 
 export interface RouteHandlers {
   healthz: RouteHandler;

@@ -6,9 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest } from '../../shared/errors.js';
 import type { Next, Step } from '../steps/step.js';
-import { sendLegacyError } from './error-reply.js';
+import { writeLegacyError } from './error-reply.js';
 import { LegacyRequest } from './legacy-request.js';
-import { attachContext, type RequestContext } from './request-context.js';
+import { openContext, type RequestContext } from './request-context.js';
 import { requestIdOf } from './request-id.js';
 import type { RouteTable } from './route-table.js';
 
@@ -25,10 +25,10 @@ export interface RouterParts {
 export type GatewayHandler = (req: IncomingMessage, res: ServerResponse, next?: Next) => void;
 
 /** An error a step or a route threw: a legacy-shaped reply, a 4xx from below (a body parser's) kept as bad
- * input. */
-function answerError(err: unknown, req: IncomingMessage, res: ServerResponse): void {
+ * input. Before the request has its context, the reply is all there is. */
+function answerError(err: unknown, res: ServerResponse, ctx: RequestContext | undefined): void {
   const status = (err as { status?: unknown } | null)?.status;
-  sendLegacyError(req, res, typeof status === 'number' && status >= 400 && status < 500 ? badRequest('malformed request') : err);
+  writeLegacyError(res, typeof status === 'number' && status >= 400 && status < 500 ? badRequest('malformed request') : err, ctx);
 }
 
 /** Runs the steps from `at`, then the route; a throw or next(err) anywhere answers the error, once. */
@@ -40,7 +40,7 @@ function runFrom(steps: readonly Step[], ctx: RequestContext, at: number, failed
       const step = steps[i++];
       if (step) return step.handle(ctx, next);
       ctx.label = ctx.route.label;
-      const served = ctx.route.handle(ctx.req, ctx.res, ctx);
+      const served = ctx.route.handle(ctx);
       if (served) served.catch(failed);
     } catch (thrown) {
       failed(thrown);
@@ -52,18 +52,18 @@ function runFrom(steps: readonly Step[], ctx: RequestContext, at: number, failed
 export function createGatewayRouter(parts: RouterParts): GatewayHandler {
   const { steps, table, fallbackApiKey } = parts;
   return function gateway(req, res, done) {
+    let ctx: RequestContext | undefined;
     const failed = (err: unknown): void => {
       try {
-        answerError(err, req, res);
+        answerError(err, res, ctx);
       } catch (thrown) {
         if (done) done(thrown);
         else res.destroy();
       }
     };
-    let ctx: RequestContext;
     try {
       const request = new LegacyRequest(req.method ?? 'GET', req.url, req.headers, fallbackApiKey);
-      ctx = attachContext(req, res, request, table.lookup(request), requestIdOf(req.headers));
+      ctx = openContext(req, res, request, table.lookup(request), requestIdOf(req.headers));
       res.setHeader('x-request-id', ctx.requestId);
     } catch (thrown) {
       return failed(thrown);

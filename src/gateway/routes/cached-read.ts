@@ -3,7 +3,6 @@
 // as long as it says it stays fresh. Keyed by a hash of the API key, the method, the call and the key's
 // write generation of the resource the method reads (state/caches/reply-cache.ts): never shared across keys, never
 // served after a write of it. The read itself knows nothing of this cache.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resourceRead } from '../../mapping/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
 import { sendLegacyError } from '../edge/error-reply.js';
@@ -22,8 +21,8 @@ export interface CachedReadDeps {
 
 export function cachedRead(mapping: Mapping, read: LegacyRead, deps: CachedReadDeps) {
   const resource = resourceRead(mapping);
-  return async function serveCachedRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
-    const { request } = ctx;
+  return async function serveCachedRead(ctx: RequestContext): Promise<void> {
+    const { request, res } = ctx;
     const generation = resource === undefined ? '' : deps.generations.current(request.apiKey, resource);
     const key = replyKey(request.apiKey, ctx.route.label, { segments: request.legacy?.segments ?? [], query: request.query }, generation);
     const ready = deps.cache.get(key);
@@ -39,7 +38,7 @@ export function cachedRead(mapping: Mapping, read: LegacyRead, deps: CachedReadD
       deps.cache.set(key, bytes, reply.freshUntil);
       writeLegacyRead(res, reply, bytes);
     } catch (err) {
-      if (!res.writableEnded) sendLegacyError(req, res, err);
+      if (!res.writableEnded) sendLegacyError(ctx, err);
     }
   };
 }

@@ -5,7 +5,7 @@
 // Redis (REDIS_URL) and the store holding the payment claims (IDEMPOTENCY_URL, or REDIS_URL) are named in
 // the body but never make /readyz fail: reads go on without them, and payments are refused by their store,
 // so taking every replica out of the balancer would only add an outage.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext } from '../edge/request-context.js';
 import { writeJson } from '../edge/write-json.js';
 import { Pool, requestOn } from '../upstream/undici-parts.js';
 
@@ -81,10 +81,10 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
   }
 
   return {
-    healthz(_req: IncomingMessage, res: ServerResponse): void {
+    healthz({ res }: RequestContext): void {
       writeJson(res, 200, { status: 'ok' });
     },
-    async readyz(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+    async readyz({ res }: RequestContext): Promise<void> {
       const sandbox = deps.notice === undefined ? {} : { sandbox: deps.notice };
       if (deps.isDraining()) return writeJson(res, 503, { status: 'draining', ...sandbox });
       const upstream = await upstreamState();

@@ -6,7 +6,7 @@
 // single-flight, retry), each noted for the log; a team listing may be cut from a roster kept for its key.
 // Each call reads under the key's write generation of the mapping's v1 resource as it was when the call
 // started (state/caches/write-generations.ts): no copy made before a later write of it is served to a later call.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall, type LegacyReplyJson } from '../../mapping/run.js';
 import { resourceRead } from '../../mapping/resources-touched.js';
@@ -126,12 +126,12 @@ export function writeLegacyRead(res: ServerResponse, reply: Pick<LegacyReadReply
 
 /** The route of a read served without a reply cache: read, then write (or answer the error). */
 export function serveRead(read: LegacyRead) {
-  return async function serveLegacyRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+  return async function serveLegacyRead(ctx: RequestContext): Promise<void> {
     try {
       const reply = (await read(ctx)).take();
-      writeLegacyRead(res, reply, reply.json);
+      writeLegacyRead(ctx.res, reply, reply.json);
     } catch (err) {
-      if (!res.writableEnded) sendLegacyError(req, res, err);
+      if (!ctx.res.writableEnded) sendLegacyError(ctx, err);
     }
   };
 }

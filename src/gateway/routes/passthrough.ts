@@ -13,7 +13,7 @@
 // the response) rather than through http-proxy-middleware, a layer that brought no speed under bench/'s
 // load, and would put its own error replies and header rules between the caller and v1.
 import { Transform, type Readable } from 'node:stream';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Pool, undiciErrors } from '../upstream/undici-parts.js';
 import { v1CallWrites } from '../../mapping/resources-touched.js';
 import { GatewayError, badRequest } from '../../shared/errors.js';
@@ -36,7 +36,7 @@ export interface PassthroughOptions {
   generations?: Pick<WriteGenerations, 'bump'>;
 }
 
-export type Passthrough = ((req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void) & { close(): Promise<void> };
+export type Passthrough = ((ctx: RequestContext) => void) & { close(): Promise<void> };
 
 /** Headers undici refuses or sets itself; the rest of a request's end-to-end headers go on as they are. */
 const NOT_FORWARDED = ['host', 'expect', 'content-length', 'transfer-encoding'];
@@ -120,10 +120,10 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     bodyTimeout: options.timeoutMs,
   });
 
-  const handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void => {
-    const { request } = ctx;
+  const handler = (ctx: RequestContext): void => {
+    const { request, req, res } = ctx;
     // UPSTREAM_URL's path prefix is the ceiling: the upstream must never be asked for what lies above it.
-    if (hasDotSegment(request.path)) return sendLegacyError(req, res, badRequest('the request path must not hold dot segments'));
+    if (hasDotSegment(request.path)) return sendLegacyError(ctx, badRequest('the request path must not hold dot segments'));
     const done = begin(ctx, request.path);
     // The key travels on in the X-API-KEY header only, never in a URL v1 or a proxy may log: a query naming
     // api_key is re-encoded without it; any other URL goes on exactly as it came.
@@ -152,7 +152,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
       // A lent key's error replies are scrubbed as text: ask v1 for them uncompressed.
       if (request.apiKeyIsLent) delete headers['accept-encoding'];
     } catch (err) {
-      return sendLegacyError(req, res, err);
+      return sendLegacyError(ctx, err);
     }
     // Called by the relay only while the caller still waits and nothing of a reply has been sent.
     const failedBeforeReply = (err: unknown): void => {
@@ -165,7 +165,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
         res.setHeader('connection', 'close');
         res.once('finish', () => req.socket.destroySoon());
       }
-      sendLegacyError(req, res, error);
+      sendLegacyError(ctx, error);
     };
     const relay = new ReplyRelay(res, {
       replyStarted(statusCode, upstreamReply) {

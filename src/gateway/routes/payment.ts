@@ -4,7 +4,7 @@
 // {"status","code","response"}, and tells the payment whether its reply reached the caller. The fields are
 // never logged; the log line carries the code only, and a repeat answered without paying is a warning. The
 // names (never the values) of the fields the payment does not know are logged at debug.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { bodyProblemReply, internalFaultReply, unacceptedFieldsReply, type LegacyPaymentReply } from '../../payment/contract.js';
 import { unknownPaymentFields } from '../../payment/legacy-fields.js';
@@ -19,7 +19,7 @@ import { paymentPorts, type PaymentPortsDeps } from './payment-ports.js';
 export interface PaymentRouteDeps extends PaymentPortsDeps {
   logger: Logger;
   /** Marks the request as one the shutdown deadline must not cut off. */
-  mustFinish?: (req: IncomingMessage) => void;
+  mustFinish?: (ctx: RequestContext) => void;
   /** Keeps shutdown waiting until a payment in flight has answered. */
   holdUntilDone?: (work: Promise<unknown>) => void;
   /** Counts payments by legacy code (metrics). */
@@ -73,7 +73,8 @@ async function sendTellingDelivery(res: ServerResponse, result: LegacyPaymentRep
 export function paymentRoute(deps: PaymentRouteDeps) {
   const { mapping } = deps;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+  async function handle(ctx: RequestContext): Promise<void> {
+    const { req, res } = ctx;
     const body = await readPaymentBody(req, mapping.bodyLimitBytes);
     if (!body.ok) {
       if (body.problem === 'too-large') {
@@ -98,21 +99,20 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     const { reply } = paid;
     if (paid.byDesign) ctx.refusedByDesign = true;
     if (paid.notPaidAgain !== undefined) deps.logger.warn({ reqId: ctx.requestId, code: reply.body.code }, paid.notPaidAgain);
-    if (reply.internalError !== undefined) {
-      (res as ServerResponse & { err?: Error }).err = reply.internalError instanceof Error ? reply.internalError : new Error('payment flow fault');
-    }
+    // The fault the log line carries (scrubbed: request-line.ts).
+    if (reply.internalError !== undefined) ctx.error = reply.internalError instanceof Error ? reply.internalError : new Error('payment flow fault');
     deps.onPaymentCode?.(reply.body.code);
     ctx.paymentCode = reply.body.code;
     if (paid.delivered) await sendTellingDelivery(res, reply, paid.delivered);
     else send(res, reply);
   }
 
-  return function servePayment(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void {
+  return function servePayment(ctx: RequestContext): void {
     // A payment in flight is never cut off by the shutdown deadline: it always answers.
-    deps.mustFinish?.(req);
-    const work = handle(req, res, ctx).catch((err: unknown) => {
+    deps.mustFinish?.(ctx);
+    const work = handle(ctx).catch((err: unknown) => {
       deps.logger.error({ err: scrubbedError(err, ctx.secrets.scrubber), reqId: ctx.requestId }, 'payment route fault');
-      if (!res.headersSent) send(res, internalFaultReply(mapping));
+      if (!ctx.res.headersSent) send(ctx.res, internalFaultReply(mapping));
     });
     deps.holdUntilDone?.(work);
   };

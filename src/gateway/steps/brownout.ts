@@ -71,7 +71,7 @@ export function brownoutStep(options: BrownoutStepOptions): Step {
       metrics.brownoutRefusal(open.window.name, route.label);
       warnOnce(open, integration);
       options.onRefused?.(open, integration);
-      sendLegacyError(ctx.req, ctx.res, brownoutRefusal(open, at, options.where, integration.name));
+      sendLegacyError(ctx, brownoutRefusal(open, at, options.where, integration.name));
     },
   };
 }

@@ -10,6 +10,6 @@ export const guardStep: Step = {
     const problem = requestProblem(ctx.req, ctx.route.bodyLimit);
     if (!problem) return next();
     ctx.label ??= 'rejected';
-    sendLegacyError(ctx.req, ctx.res, problem);
+    sendLegacyError(ctx, problem);
   },
 };

@@ -23,7 +23,7 @@ import {
   SecretScrubber,
   type HeaderPair,
 } from '../../shared/redact.js';
-import { maybeContextOf } from '../edge/request-context.js';
+import type { RequestContext } from '../edge/request-context.js';
 import type { Step } from './step.js';
 
 export interface Recorder {
@@ -75,8 +75,8 @@ function decodeBody(body: Buffer, contentEncoding: unknown): string {
 
 /** The request body as the route read it (its fields, on the request's context), or as a host
  * application's express parser left it on `req.body` (the library mounted behind one). */
-function requestBody(req: RecordedRequest): { json?: JsonValue; text?: string } | undefined {
-  const body: unknown = maybeContextOf(req)?.bodyFields ?? req.body;
+function requestBody(req: RecordedRequest, ctx: RequestContext | undefined): { json?: JsonValue; text?: string } | undefined {
+  const body: unknown = ctx?.bodyFields ?? req.body;
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return { text: body };
   if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
@@ -144,17 +144,17 @@ function captureReply(res: ServerResponse, maxBodyBytes: number, onError: (err: 
 }
 
 /** The JSONL line of one call and its reply, secrets redacted and scrubbed. */
-function recordedLine(req: RecordedRequest, res: ServerResponse, startedAt: Date, chunks: Buffer[], overflow: boolean): string {
+function recordedLine(req: RecordedRequest, res: ServerResponse, ctx: RequestContext | undefined, startedAt: Date, chunks: Buffer[], overflow: boolean): string {
   const reqHeaders = redactHeaderRecord(req.headers);
   const host = req.headers.host;
   const target = req.originalUrl ?? req.url ?? '/';
   const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
   const url = host ? `${protocol}://${host}${target}` : target;
-  const body = requestBody(req);
+  const body = requestBody(req, ctx);
   const contentType = req.headers['content-type'];
   // Secrets carried by this request are scrubbed from the whole line, wherever they were echoed: with the
   // gateway's scrubber of the request when it has one, taught what the recorder sees of the request too.
-  const scrubber = (maybeContextOf(req)?.secrets.scrubber ?? new SecretScrubber()).add(
+  const scrubber = (ctx?.secrets.scrubber ?? new SecretScrubber()).add(
     ...secretsOfRequest({
       url: target,
       headers: headerPairs(rawHeaders(req)),
@@ -210,22 +210,27 @@ export function createRecorder(filePath: string, options: RecorderOptions = {}):
     stream.write(line);
   };
 
-  const middleware = (req: RecordedRequest, res: ServerResponse, next: () => void): void => {
+  /** Starts recording one call: its reply is captured as it is written, and `atEnd` is handed what appends
+   * its line once the reply was written out in full. */
+  const startRecording = (req: RecordedRequest, res: ServerResponse, ctx: RequestContext | undefined, atEnd: (record: () => void) => void): void => {
     try {
-      if (!failed && !closed) {
-        const startedAt = now();
-        const reply = captureReply(res, maxBodyBytes, (err) => report('capture', err));
-        res.once('finish', () => {
-          try {
-            append(recordedLine(req, res, startedAt, reply.chunks, reply.overflow));
-          } catch (err) {
-            report('record', err as Error);
-          }
-        });
-      }
+      if (failed || closed) return;
+      const startedAt = now();
+      const reply = captureReply(res, maxBodyBytes, (err) => report('capture', err));
+      atEnd(() => {
+        try {
+          append(recordedLine(req, res, ctx, startedAt, reply.chunks, reply.overflow));
+        } catch (err) {
+          report('record', err as Error);
+        }
+      });
     } catch (err) {
       report('setup', err as Error);
     }
+  };
+
+  const middleware = (req: RecordedRequest, res: ServerResponse, next: () => void): void => {
+    startRecording(req, res, undefined, (record) => res.once('finish', record));
     next();
   };
 
@@ -233,9 +238,17 @@ export function createRecorder(filePath: string, options: RecorderOptions = {}):
     middleware,
     step: {
       name: 'record',
-      handle({ route, req, res }, next) {
-        if (route.kind === 'read' || route.kind === 'payment') middleware(req, res, next);
-        else next();
+      handle(ctx, next) {
+        const { route, res } = ctx;
+        // Recorded in the request's after-work, when the reply was written out in full before its response closed.
+        if (route.kind === 'read' || route.kind === 'payment') {
+          startRecording(ctx.req, res, ctx, (record) =>
+            ctx.afterWork.push(() => {
+              if (res.writableFinished) record();
+            }),
+          );
+        }
+        next();
       },
     },
     async close() {

@@ -57,8 +57,8 @@ function serverSpanStep(tracer: Tracer): Step {
         { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, [ROUTE_ATTRIBUTE]: request.route.label } },
         parent,
       );
-      // 'close' comes once the reply is sent, or when the caller went away before it was.
-      res.once('close', () => {
+      // The request's after-work: its response closed, the reply sent or the caller gone before it was.
+      request.afterWork.push(() => {
         // The guard may have refused the request (`rejected`) instead of its route serving it.
         const label = request.label ?? request.route.label;
         const attributes: Attributes = { [ROUTE_ATTRIBUTE]: label };

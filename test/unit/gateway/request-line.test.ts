@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LegacyRequest } from '../../../src/gateway/edge/legacy-request.js';
-import { attachContext, type RequestContext, type Route } from '../../../src/gateway/edge/request-context.js';
+import { openContext, type RequestContext } from '../../../src/gateway/edge/request-context.js';
+import type { Route } from '../../../src/gateway/edge/route.js';
 import { createLogger } from '../../../src/gateway/logging.js';
 import { createRequestLine } from '../../../src/gateway/request-line.js';
 import { redactLogUrl } from '../../../src/shared/redact.js';
@@ -27,13 +28,13 @@ function capture(): { sink: Writable; lines: string[] } {
   return { sink, lines };
 }
 
-type FakeResponse = EventEmitter & { statusCode: number; err?: unknown };
+type FakeResponse = EventEmitter & { statusCode: number };
 
 function requestContext(facts: { method?: string; url: string; headers?: Record<string, string>; status: number; requestId?: string }): RequestContext & { res: FakeResponse } {
   const headers = facts.headers ?? {};
   const req = { method: facts.method ?? 'GET', url: facts.url, headers, rawHeaders: Object.entries(headers).flat() } as unknown as IncomingMessage;
   const res = Object.assign(new EventEmitter(), { statusCode: facts.status }) as FakeResponse;
-  const ctx = attachContext(req, res as unknown as ServerResponse, new LegacyRequest(req.method!, req.url, headers, undefined), ROUTE, facts.requestId ?? 'req-1');
+  const ctx = openContext(req, res as unknown as ServerResponse, new LegacyRequest(req.method!, req.url, headers, undefined), ROUTE, facts.requestId ?? 'req-1');
   return ctx as RequestContext & { res: FakeResponse };
 }
 
@@ -142,9 +143,9 @@ describe('the request line', () => {
     expect(line).not.toContain('refusedByDesign');
   });
 
-  it('a fault attached to the response: an error line with its stack, scrubbed of the request secrets', () => {
+  it('a fault noted on the context: an error line with its stack, scrubbed of the request secrets', () => {
     const ctx = requestContext({ url: '/api/payment', method: 'POST', headers: { 'x-api-key': 'CALLER-SECRET-KEY' }, status: 500 });
-    ctx.res.err = new Error('flow exploded near CALLER-SECRET-KEY');
+    ctx.error = new Error('flow exploded near CALLER-SECRET-KEY');
     const lines = lineOf(ctx);
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]!) as Record<string, unknown>;

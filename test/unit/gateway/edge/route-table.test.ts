@@ -3,7 +3,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SHIPPED_MAPPINGS_DIR } from '../../../../src/gateway/config.js';
 import { LegacyRequest } from '../../../../src/gateway/edge/legacy-request.js';
-import { buildRouteTable, type RouteHandler, type RouteHandlers, type RouteTable } from '../../../../src/gateway/edge/route-table.js';
+import type { RouteHandler } from '../../../../src/gateway/edge/route.js';
+import { buildRouteTable, type RouteHandlers, type RouteTable } from '../../../../src/gateway/edge/route-table.js';
 import { loadMappingDirectory } from '../../../../src/gateway/loaders/mapping-files.js';
 import { legacySurface, surfaceRoutes, type LegacySurface } from '../../../../src/mapping/legacy-surface.js';
 
