@@ -77,7 +77,7 @@ function methodList(given: string, known: readonly string[]): string[] {
 
 async function integrationsOf(url: string, io: MigrationGuideIo): Promise<IntegrationCalls[]> {
   const { integrations } = await fetchUsage(usageUrl(url), io);
-  return integrations.map((i) => integrationCalls(i as typeof i & { name?: unknown; shapes?: unknown }));
+  return integrations.map((i) => integrationCalls(i as typeof i & { name?: unknown; shapes?: unknown; statuses?: unknown; paymentCodes?: unknown }));
 }
 
 /** The shortest fingerprint prefix taken for a whole one (the usage table and the guides' file names show 12). */

@@ -1,6 +1,7 @@
 // How one integration calls the legacy API, as the gateway's usage report counts it: per legacy method, its
 // calls and the call shapes it used (the method and the names of its query parameters, `client?email`,
-// never their values). Read from the report's plain data; a shape that cannot be read is left out. Pure.
+// never their values); the HTTP statuses its calls were answered with and the legacy codes of its payments,
+// when the report counts them. Read from the report's plain data; a shape that cannot be read is left out. Pure.
 
 /** One call shape of one method: the query parameter names, in the order the shape gives them. */
 export interface CallShape {
@@ -23,6 +24,20 @@ export interface IntegrationCalls {
   fingerprint: string;
   /** Legacy method -> how it was called. */
   methods: ReadonlyMap<string, MethodUse>;
+  /** HTTP status -> its calls answered with it, as the report counts them; empty when it does not. */
+  statuses: ReadonlyMap<number, number>;
+  /** Legacy payment code -> its payments answered with it; empty when the report does not count them. */
+  paymentCodes: ReadonlyMap<number, number>;
+}
+
+/** `{ "200": 12, "404": 1 }` -> 200 -> 12, 404 -> 1, by number; what is not a whole number is left out. */
+function countsByNumber(value: unknown): Map<number, number> {
+  const out = new Map<number, number>();
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
+  for (const [key, calls] of Object.entries(value as Record<string, unknown>)) {
+    if (/^\d{1,3}$/.test(key) && countOf(calls) > 0) out.set(Number(key), countOf(calls));
+  }
+  return new Map([...out].sort(([a], [b]) => a - b));
 }
 
 /** `client?email&first_name` -> `client` and `[email, first_name]`; a method without a query has none. */
@@ -42,6 +57,8 @@ export function integrationCalls(entry: {
   fingerprint: string;
   methods: Readonly<Record<string, unknown>>;
   shapes?: unknown;
+  statuses?: unknown;
+  paymentCodes?: unknown;
 }): IntegrationCalls {
   const methods = new Map<string, MethodUse>();
   for (const [method, calls] of Object.entries(entry.methods)) {
@@ -64,5 +81,5 @@ export function integrationCalls(entry: {
   }
   for (const use of methods.values()) use.shapes.sort((a, b) => b.calls - a.calls || (a.shape < b.shape ? -1 : 1));
   const name = typeof entry.name === 'string' && entry.name !== '' ? entry.name : undefined;
-  return { name, fingerprint: entry.fingerprint, methods };
+  return { name, fingerprint: entry.fingerprint, methods, statuses: countsByNumber(entry.statuses), paymentCodes: countsByNumber(entry.paymentCodes) };
 }

@@ -11,7 +11,8 @@ export type Text = readonly Inline[];
 
 export interface TableRow {
   cells: Text[];
-  /** A row the integration the guide is written for uses (its call shapes): shown highlighted. */
+  /** A row the integration the guide is written for uses (its call shapes, the codes its payments got): shown
+   * highlighted. */
   highlight?: boolean;
 }
 

@@ -59,6 +59,10 @@ function introduction(input: GuideInput, covered: readonly string[]): Block[] {
     },
     { kind: 'code', language: 'sh', lines: exampleSetup(input.bases) },
   ];
+  if (integration && integration.statuses.size > 0) {
+    const answered = [...integration.statuses].map(([status, calls]) => `${status} (${calls})`).join(', ');
+    blocks.push({ kind: 'paragraph', text: [`The gateway answered its legacy calls with the HTTP statuses ${answered}.`] });
+  }
   const unmapped = integration ? [...integration.methods.keys()].filter((m) => !covered.includes(m)) : [];
   if (unmapped.length > 0) {
     blocks.push({ kind: 'callout', text: ['It also called ', ...joined(unmapped.map((m) => code(m))), ', which the gateway has no mapping for today: nothing below covers them.'] });
@@ -83,7 +87,7 @@ export function buildMigrationGuide(input: GuideInput): GuideDocument {
     const use = input.integration?.methods.get(method);
     const read = input.reads.get(method);
     if (read) blocks.push(...readMethodSection(read, use));
-    else if (input.payment) blocks.push(...paymentSection(input.payment, use));
+    else if (input.payment) blocks.push(...paymentSection(input.payment, use, input.integration?.paymentCodes));
   }
   return { title, blocks };
 }

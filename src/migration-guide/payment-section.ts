@@ -61,9 +61,9 @@ function ruleWords(rule: ErrorRule): Inline[] {
   return parts.flatMap((p, i) => (i === 0 ? p : [', ', ...p]));
 }
 
-function errorRows(p: PaymentMapping): TableRow[] {
+function errorRows(p: PaymentMapping, received: ReadonlyMap<number, number>): TableRow[] {
   const rows = (step: string, rules: readonly ErrorRule[]): TableRow[] =>
-    rules.map((r) => ({ cells: [[code(step)], ruleWords(r), [`${r.code} (${codeName(r.code)})`]] }));
+    rules.map((r) => ({ cells: [[code(step)], ruleWords(r), [`${r.code} (${codeName(r.code)})`]], ...(received.has(r.code) ? { highlight: true } : {}) }));
   return [...rows(`POST ${v1(`/${p.resources.clients}`)}`, p.newClient.errors), ...rows(`POST ${v1(`/${p.resources.payments}`)}`, p.payment.refusals)];
 }
 
@@ -82,12 +82,21 @@ function example(p: PaymentMapping): Block {
   return { kind: 'code', language: 'sh', lines: ['# legacy', ...legacyPost('/api/payment', fields), '# v1', ...v1Lines] };
 }
 
-export function paymentSection(p: PaymentMapping, use: MethodUse | undefined): Block[] {
+/** For an integration: how often it paid and, when the report counts them, the codes its payments got. */
+function useCallout(use: MethodUse, received: ReadonlyMap<number, number>): Block {
+  const text = `This integration called it ${use.calls} time${use.calls === 1 ? '' : 's'}`;
+  if (received.size === 0) return { kind: 'callout', text: [`${text}.`] };
+  const codes = [...received].map(([n, calls]) => `${n} ${codeName(n)} (${calls})`).join(', ');
+  return { kind: 'callout', text: [`${text}; the gateway answered with the codes ${codes}. Their rows are highlighted.`] };
+}
+
+/** `received`: for an integration, the legacy codes its payments were answered with, and how often. */
+export function paymentSection(p: PaymentMapping, use: MethodUse | undefined, received: ReadonlyMap<number, number> = new Map()): Block[] {
   const blocks: Block[] = [
     { kind: 'heading', level: 2, text: [code('POST /api/payment')], anchor: 'payment' },
     { kind: 'paragraph', text: [`${p.description}.`] },
   ];
-  if (use) blocks.push({ kind: 'callout', text: [`This integration called it ${use.calls} time${use.calls === 1 ? '' : 's'}.`] });
+  if (use) blocks.push(useCallout(use, received));
   blocks.push(
     { kind: 'heading', level: 3, text: ['The v1 requests, in order'] },
     { kind: 'list', items: steps(p) },
@@ -95,7 +104,7 @@ export function paymentSection(p: PaymentMapping, use: MethodUse | undefined): B
     { kind: 'paragraph', text: ['A field left empty is not sent. Legacy fields not listed here are never sent to v1.'] },
     { kind: 'table', header: ['Legacy field', 'v1 request', 'v1 field', 'Sent as'], rows: bodyRows(p) },
     { kind: 'heading', level: 3, text: ['v1 errors to legacy codes'] },
-    { kind: 'table', header: ['v1 request', 'v1 answer (the first rule that matches)', 'Legacy code'], rows: errorRows(p) },
+    { kind: 'table', header: ['v1 request', 'v1 answer (the first rule that matches)', 'Legacy code'], rows: errorRows(p, received) },
     {
       kind: 'list',
       items: [
@@ -103,7 +112,7 @@ export function paymentSection(p: PaymentMapping, use: MethodUse | undefined): B
         ['A fault at the payment POST leaves its outcome unknown: read ', code(`GET ${v1(`/${p.resources.payments}`)}`), ' before paying again.'],
       ],
     },
-    { kind: 'table', header: ['Code', 'Name', 'When'], rows: paymentCodeEntries().map((e) => ({ cells: [[String(e.code)], [code(e.name)], [e.meaning]] })) },
+    { kind: 'table', header: ['Code', 'Name', 'When'], rows: paymentCodeEntries().map((e) => ({ cells: [[String(e.code)], [code(e.name)], [e.meaning]], ...(received.has(e.code) ? { highlight: true } : {}) })) },
     { kind: 'heading', level: 3, text: ['Send an Idempotency-Key'] },
     {
       kind: 'paragraph',

@@ -161,6 +161,27 @@ describe('the guide of the payment, from payment.yaml', () => {
     expect(text).toContain(`"$V1_BASE_URL/api/v1/${payment.resources.payments}"`);
     expect(text).toMatch(/X-API-KEY: \$LEGACY_API_KEY/);
   });
+
+  it('for an integration whose payments got codes: says which, and highlights their rows; its calls\' statuses in the introduction', () => {
+    const refused = payment.payment.refusals[0]!.code;
+    const usage = { fingerprint: 'f'.repeat(64), name: 'billing', methods: { payment: 5 }, statuses: { '200': 5, x: 1 }, paymentCodes: { [String(refused)]: 1, '0': 4, bad: 2 } };
+    const forIt = guideOf(shipped, ['payment'], usage);
+    const name = (n: number) => Object.entries(PAYMENT_CODES).find(([, c]) => c === n)![0];
+    const text = textOf(forIt);
+    expect(text).toContain(`This integration called it 5 times; the gateway answered with the codes 0 ${name(0)} (4), ${refused} ${name(refused)} (1). Their rows are highlighted.`);
+    expect(text).toContain('The gateway answered its legacy calls with the HTTP statuses 200 (5).');
+    const [table] = tableHeaded(forIt, 'Code');
+    expect(table!.rows.filter((r) => r.highlight).map((r) => Number(cellsOf(r)[0]))).toEqual([0, refused].sort((a, b) => a - b));
+    const [errors] = tableHeaded(forIt, 'v1 request');
+    // A rule's row is highlighted exactly when its code is one the payments got.
+    const rules = errors!.rows.map((r) => [Number(cellsOf(r)[2]!.split(' ')[0]), r.highlight === true] as const);
+    expect(rules.some(([, lit]) => lit)).toBe(true);
+    for (const [n, lit] of rules) expect(lit, String(n)).toBe(n === 0 || n === refused);
+    // Without counts of codes: the call count alone, nothing highlighted.
+    const plain = guideOf(shipped, ['payment'], { fingerprint: 'f'.repeat(64), methods: { payment: 2 } });
+    expect(textOf(plain)).toContain('This integration called it 2 times.');
+    expect(tables(plain).flatMap((t) => t.rows).some((r) => r.highlight)).toBe(false);
+  });
 });
 
 describe('a changed mapping', () => {
