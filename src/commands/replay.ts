@@ -22,7 +22,8 @@ What it compares:
   ids, new client ids, request ids); --rules adds to them, --no-default-rules leaves them out.
   Writes are sent in recorded order; a later read of what one wrote has its value, missing, extra and
   order differences marked "cause": "replay" and not counted. A call whose recording holds a password,
-  token or key only as "[REDACTED]" is never sent: it is not comparable.
+  token or key only as "[REDACTED]" is never sent: it is not comparable. Nor is a call the recording shows
+  refused for its key (401, 403): the replay would send another key (--compare-key-refusals sends it).
 
 Safety:
   Reads replay by default. Writes (POST, PUT, PATCH, DELETE) are skipped unless --include-writes.
@@ -101,6 +102,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--include-writes', 'also replay writes (POST, PUT, PATCH, DELETE)')
     .option('--allow-production-writes', 'with --include-writes, replay payments against a target that is not the sandbox or loopback')
     .option('--all-paths', 'also replay calls outside /api/** and /ondemand/** (pages, assets)')
+    .option('--compare-key-refusals', 'send the calls the recording shows refused for their key (401, 403) with the replay\'s key and compare them (default: not comparable)')
     .option('--shadow-pairs', "render the pairs of a SHADOW_DIFF_FILE (served reply against the candidate's) without sending anything")
     .option('--propose-mappings <dir>', 'read the v1 records behind each differing call and write to <dir> a copy of the mappings with the edits they prove')
     .addHelpText('after', HELP_AFTER)

@@ -205,7 +205,8 @@ describe('HTML report of a run, in Chromium', () => {
   it('shows the request and copies its curl line, the key read from the environment', async () => {
     const entry = page.locator('li#entry-0');
     expect(await entry.locator('.req-line code').textContent()).toBe('GET https://old.example.com/api/services/0/2');
-    const curl = `curl -sS 'https://old.example.com/api/services/0/2' -H "X-API-KEY: $LEGACY_API_KEY"`;
+    // The in-process gateway is gone once the page is read: the line goes where `legacy-gateway serve` listens.
+    const curl = `curl -sS 'http://127.0.0.1:8080/api/services/0/2' -H "X-API-KEY: $LEGACY_API_KEY"`;
     expect(await entry.locator('.curl code').textContent()).toBe(curl);
     await entry.locator('button.copy').click();
     await expect.poll(() => entry.locator('button.copy').textContent()).toBe('Copied');

@@ -104,13 +104,13 @@ describe('secrets in the requests and bodies the reports show', () => {
     expect(json.request).toEqual({ contentType: 'application/json', body: `{"client_id":"1","service_id":"1","token":"${REDACTED}"}` });
   });
 
-  it('writes copy-as-curl lines that read the key from the environment', () => {
-    // Money entries (the two payments) first.
+  it('writes copy-as-curl lines that read the key from the environment, to where `legacy-gateway serve` listens', () => {
+    // Money entries (the two payments) first. The in-process gateway is gone: the lines go to serve's default address.
     expect(curlLines(html)).toEqual([
-      `curl -sS -X POST 'https://old.example.com/api/payment' -H "X-API-KEY: $LEGACY_API_KEY" -H 'Content-Type: application/x-www-form-urlencoded' ` +
+      `curl -sS -X POST 'http://127.0.0.1:8080/api/payment' -H "X-API-KEY: $LEGACY_API_KEY" -H 'Content-Type: application/x-www-form-urlencoded' ` +
         `--data-binary 'client_id=1&service_id=1&revenue_amount=45.50&send_email=0&token=${REDACTED}&password=${REDACTED}&password2=${REDACTED}'`,
-      `curl -sS -X POST 'https://old.example.com/api/payment' -H 'Content-Type: application/json' --data-binary '{"client_id":"1","service_id":"1","token":"${REDACTED}"}'`,
-      `curl -sS 'https://old.example.com/api/staff/1?api_key='"$LEGACY_API_KEY"'&password=${REDACTED}' -H "X-API-KEY: $LEGACY_API_KEY"`,
+      `curl -sS -X POST 'http://127.0.0.1:8080/api/payment' -H 'Content-Type: application/json' --data-binary '{"client_id":"1","service_id":"1","token":"${REDACTED}"}'`,
+      `curl -sS 'http://127.0.0.1:8080/api/staff/1?api_key='"$LEGACY_API_KEY"'&password=${REDACTED}' -H "X-API-KEY: $LEGACY_API_KEY"`,
     ]);
   });
 });

@@ -107,7 +107,7 @@ describe('reports', () => {
         '--------  -----  ---------  ---------  -------  ------  --------------  ---------',
         'all           7          1          2        1       1               1          1',
       ]);
-      expect(table).toContain('not comparable: 1 entries never sent: the recording holds a secret only as "[REDACTED]"');
+      expect(table).toContain('not comparable: 1 entries never sent: the recording cannot be replayed as made (a secret kept only as "[REDACTED]", a call refused for its key): each entry\'s reason says which');
       expect(table).toContain('by replay: 1 entries differ only where an earlier replayed write changed what they read');
       expect(table).toContain('differences by kind: format 2, value 1, missing 1, key-order 1');
       const verdict = verdictOf({ summary, rules: [], interrupted: false, entriesInFile: 7 }, 3, {});

@@ -27,7 +27,7 @@ describe('buildReplayRequest', () => {
       baseUrl: 'http://gw',
       apiKey: 'new-key',
     });
-    expect(withHeader.headers).toEqual({ 'x-api-key': 'new-key', accept: 'application/json' });
+    expect(withHeader.headers).toEqual({ 'x-api-key': 'new-key', accept: 'application/json', 'legacy-gateway-replay': '1' });
     const inQuery = buildReplayRequest(recorded({ url: 'https://old/api/clients?api_key=recorded-key&a=1' }), { baseUrl: 'http://gw', apiKey: 'new key' });
     expect(inQuery.url).toBe('http://gw/api/clients?api_key=new%20key&a=1');
     expect(inQuery.headers['x-api-key']).toBeUndefined();
@@ -53,11 +53,13 @@ describe('buildReplayRequest', () => {
           ['User-Agent', 'ua'],
           ['Accept', 'a'],
           ['accept', 'b'],
+          // A recorded replay header is the replay's to set.
+          ['Legacy-Gateway-Replay', '0'],
         ],
       }),
       { baseUrl: 'http://gw', apiKey: undefined },
     );
-    expect(req.headers).toEqual({ 'user-agent': 'ua', accept: 'a, b' });
+    expect(req.headers).toEqual({ 'user-agent': 'ua', accept: 'a, b', 'legacy-gateway-replay': '1' });
   });
 
   it('sends the recorded body in the form it came in', () => {

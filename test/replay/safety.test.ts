@@ -78,6 +78,23 @@ describe('decideReplay', () => {
     expect(decideReplay(call('POST', '/api/payment', { redactedSecrets: [] }), policy({ includeWrites: true, targetIsSandboxOrLoopback: true }))).toEqual({ replay: true });
   });
 
+  it('finds a call the recording shows refused for its key (401, 403) not comparable, unless --compare-key-refusals', () => {
+    for (const status of [401, 403]) {
+      const refused = call('GET', '/api/clients/0/5', { recordedStatus: status });
+      const expected = {
+        replay: false,
+        notComparable: `refused for its key in the recording (HTTP ${status}): the replay would send its own key; --compare-key-refusals sends it anyway`,
+      };
+      expect(decideReplay(refused, policy())).toEqual(expected);
+      // A refused write too, whatever the write options: the recording cannot be compared.
+      expect(decideReplay(call('POST', '/api/payment', { recordedStatus: status }), policy())).toEqual(expected);
+      expect(decideReplay(refused, policy({ compareKeyRefusals: true }))).toEqual({ replay: true });
+      // Compared, the write options still apply.
+      expect(decideReplay(call('POST', '/api/payment', { recordedStatus: status }), policy({ compareKeyRefusals: true }))).toEqual({ replay: false, reason: 'payment' });
+    }
+    for (const status of [400, 404, 429, 500]) expect(decideReplay(call('GET', '/api/clients/0/5', { recordedStatus: status }), policy())).toEqual({ replay: true });
+  });
+
   it('knows loopback targets', () => {
     for (const u of ['http://127.0.0.1:8080', 'http://localhost', 'http://[::1]:80', 'http://127.1.2.3', 'http://app.localhost']) expect(isLoopbackUrl(u), u).toBe(true);
     for (const u of ['https://api.example.com', 'http://10.0.0.1', 'http://0.0.0.0:9', 'http://127.0.0.1.example.com', 'nonsense']) expect(isLoopbackUrl(u), u).toBe(false);

@@ -1,10 +1,11 @@
 // The one parse of an incoming request: its target split into path and query as they came, the legacy
 // method and segments of `/api/{method}/...`, the query parameters in order (without `api_key`), the
-// API key the call carries to v1 (api-key.ts), and the payment's Idempotency-Key. Made once by the edge and
+// API key the call carries to v1 (api-key.ts), the payment's Idempotency-Key, and whether the replay sent it. Made once by the edge and
 // handed to every step and route; nothing downstream reads req.url or these headers again. The query is parsed on first use only: the
 // passthrough, the busiest route, needs it only when it may hold `api_key`.
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseLegacyPath, splitTarget, type LegacyPath } from '../../shared/request-target.js';
+import { isReplayedCall } from '../../shared/replay-header.js';
 import { API_KEY_PARAM, apiKeyOf, queryMayHoldApiKey } from './api-key.js';
 
 export class LegacyRequest {
@@ -58,6 +59,12 @@ export class LegacyRequest {
   get idempotencyKey(): string | undefined {
     const header = this.headers['idempotency-key'];
     return Array.isArray(header) ? header[0] : header;
+  }
+
+  /** Whether `legacy-gateway replay` sent the call (its `Legacy-Gateway-Replay: 1` header): it is neither
+   * recorded nor counted in GET /usage. */
+  get replayed(): boolean {
+    return isReplayedCall(this.headers);
   }
 
   /** Whether the key sent to v1 is the gateway's own (UPSTREAM_API_KEY), lent to a call that brought none. */

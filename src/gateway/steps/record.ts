@@ -7,7 +7,8 @@
 // as sent); any other reply as a string.
 // It must never throw into the request path or slow it down: capture errors are reported through
 // onError, a failed file stops recording, and when the disk cannot keep up lines are dropped (and
-// counted) rather than buffered without bound. All lines go through one append stream.
+// counted) rather than buffered without bound. All lines go through one append stream. The step records
+// no call `legacy-gateway replay` sent (shared/replay-header.ts).
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import zlib from 'node:zlib';
@@ -239,9 +240,10 @@ export function createRecorder(filePath: string, options: RecorderOptions = {}):
     step: {
       name: 'record',
       handle(ctx, next) {
-        const { route, res } = ctx;
+        const { route, request, res } = ctx;
         // Recorded in the request's after-work, when the reply was written out in full before its response closed.
-        if (route.kind === 'read' || route.kind === 'payment') {
+        // A replayed call is not recorded: replaying the file this gateway records into would grow it.
+        if ((route.kind === 'read' || route.kind === 'payment') && !request.replayed) {
           startRecording(ctx.req, res, ctx, (record) =>
             ctx.afterWork.push(() => {
               if (res.writableFinished) record();

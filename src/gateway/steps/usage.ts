@@ -12,7 +12,8 @@ export function usageStep(usage: UsageTracker, integrations: Pick<IntegrationDir
     name: 'usage',
     handle(ctx, next) {
       const { route, request, req } = ctx;
-      if (route.kind === 'read' || route.kind === 'payment') {
+      // A replayed call (shared/replay-header.ts) is not an integration's: not counted.
+      if ((route.kind === 'read' || route.kind === 'payment') && !request.replayed) {
         // A key lent by the gateway (UPSTREAM_API_KEY) is not the caller's: such a call has no key of its own.
         const apiKey = request.apiKeyIsLent ? undefined : request.apiKey;
         usage.record({ apiKey, method: route.label, userAgent: req.headers['user-agent'] });

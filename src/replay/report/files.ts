@@ -145,7 +145,7 @@ export async function writeHtmlReport(
   summary: ReplaySummary,
   meta: ReportMeta,
   selection: HtmlEntrySelection,
-  verdict: { maxDifferences?: number | DifferenceGate } = {},
+  verdict: { maxDifferences?: number | DifferenceGate; curlBase?: string | undefined } = {},
 ): Promise<void> {
   await mkdir(path.dirname(path.resolve(filePath)), { recursive: true });
   const html = renderHtmlReport({

@@ -101,7 +101,7 @@ const COLUMNS: ReadonlyArray<{ title: string; count: keyof OutcomeCounts; always
 function apartLines(summary: ReplaySummary): string[] {
   const out: string[] = [];
   if (summary.notComparable > 0) {
-    out.push(`not comparable: ${summary.notComparable} entries never sent: the recording holds a secret only as "[REDACTED]" (each entry's reason names it)`);
+    out.push(`not comparable: ${summary.notComparable} entries never sent: the recording cannot be replayed as made (a secret kept only as "[REDACTED]", a call refused for its key): each entry's reason says which`);
   }
   if (summary.causedByReplay > 0) {
     out.push(`by replay: ${summary.causedByReplay} entries differ only where an earlier replayed write changed what they read (not gateway differences)`);

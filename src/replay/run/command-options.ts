@@ -58,6 +58,7 @@ const optionsSchema = z
     includeWrites: z.boolean().default(false),
     allowProductionWrites: z.boolean().default(false),
     allPaths: z.boolean().default(false),
+    compareKeyRefusals: z.boolean().default(false),
     proposeMappings: z.string().trim().min(1, 'must name a directory').optional(),
     shadowPairs: z.boolean().default(false),
   })
@@ -67,6 +68,10 @@ const optionsSchema = z
   })
   .refine((o) => !o.shadowPairs || (o.target === undefined && o.upstream === undefined && o.proposeMappings === undefined), {
     message: 'renders the pairs recorded in the file and sends nothing: --target, --upstream and --propose-mappings do not apply',
+    path: ['shadowPairs'],
+  })
+  .refine((o) => !o.shadowPairs || !o.compareKeyRefusals, {
+    message: 'sends nothing: --compare-key-refusals does not apply',
     path: ['shadowPairs'],
   })
   .refine((o) => !o.allowProductionWrites || o.includeWrites, {
@@ -92,6 +97,7 @@ const OPTION_FLAGS: Readonly<Record<string, string>> = {
   allowProductionWrites: '--allow-production-writes',
   proposeMappings: '--propose-mappings',
   shadowPairs: '--shadow-pairs',
+  compareKeyRefusals: '--compare-key-refusals',
 };
 
 /** Validates commander's raw option values; throws ReplayUsageError naming each bad option. */

@@ -2,10 +2,11 @@
 // scheme and host, the recorded headers minus hop-by-hop, conditional and credential headers, the
 // recorded body. Recorded API keys (`X-API-KEY`, `api_key=`) are replaced by the replay's key, or removed
 // when it has none: a key from a recording is never reused silently. Cookies and Authorization are
-// dropped for the same reason.
+// dropped for the same reason. Every call says it is replayed (`Legacy-Gateway-Replay: 1`).
 // Pure: must never do I/O; it keeps the recorded path and query byte for byte (no URL re-serialisation).
 import { isJsonObject, numberSpelling, NumberLiteral, stringifyExact, type JsonValue } from '../../shared/json-exact.js';
 import { decodeFormComponent } from '../../shared/redact.js';
+import { REPLAY_HEADER, REPLAY_HEADER_VALUE } from '../../shared/replay-header.js';
 import { multipartFormBody } from './multipart-body.js';
 import type { RecordedExchange } from '../recordings/recording.js';
 
@@ -93,6 +94,8 @@ export function buildReplayRequest(
   }
   // A call that carried its key in the query keeps it there (the gateway supports both); else the header.
   if (target.apiKey !== undefined && !hadKey) headers['x-api-key'] = target.apiKey;
+  // The gateway neither records nor counts a replayed call (shared/replay-header.ts).
+  headers[REPLAY_HEADER] = REPLAY_HEADER_VALUE;
 
   let body: string | undefined;
   const method = recorded.method.toUpperCase();

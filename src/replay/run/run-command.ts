@@ -122,6 +122,7 @@ function runnerOptions(run: CommandRun): ReplayRunOptions {
       allowProductionWrites: options.allowProductionWrites,
       targetIsSandboxOrLoopback: run.target.sandboxOrLoopback,
       allPaths: options.allPaths,
+      compareKeyRefusals: options.compareKeyRefusals,
     },
     rules: run.rules,
     checkOrder: options.checkOrder,
@@ -206,7 +207,7 @@ async function writeReports(run: CommandRun, reports: ReportSinks, done: ReplayD
   try {
     if (reports.json !== undefined) await reports.json.finish(summary, meta);
     if (reports.html !== undefined && run.options.html !== undefined) {
-      await writeHtmlReport(run.options.html, summary, meta, reports.html, { maxDifferences: run.options.maxDifferences });
+      await writeHtmlReport(run.options.html, summary, meta, reports.html, { maxDifferences: run.options.maxDifferences, curlBase: run.target.curlBase });
     }
   } catch (err) {
     await reports.json?.abort();

@@ -5,6 +5,11 @@
 // browser HAR also holds pages, scripts and third-party calls) and replies the recording does not hold.
 // A call whose recording holds a secret only as the redaction marker (recordings/redacted-secrets.ts) is
 // never sent whatever the options: it is not comparable, a property of the recording the options cannot change.
+// A call the recording shows refused for its key (HTTP 401, 403) is not comparable either: the recorded key
+// is not in the file (a recording never keeps one in clear, and the replay never reuses one), so the replay
+// would send its own key and compare v1's answer to another key. Unless --compare-key-refusals: then it is
+// sent with the replay's key and compared as any other call (to check the gateway's refusals, with a key
+// v1 refuses).
 // Which call is the payment is the gateway's own rule (shared/request-target.ts), applied to the method
 // and path as the replay sends them, so the replay guards exactly the calls the gateway would charge.
 // Pure: must never do I/O; when in doubt it skips (an unknown HTTP method counts as a write).
@@ -32,6 +37,8 @@ export interface SafetyPolicy {
   targetIsSandboxOrLoopback: boolean;
   /** Replay paths outside /api/** and /ondemand/** too. */
   allPaths: boolean;
+  /** Send and compare the calls the recording shows refused for their key (--compare-key-refusals). */
+  compareKeyRefusals?: boolean;
 }
 
 export type ReplayDecision =
@@ -43,6 +50,15 @@ export type ReplayDecision =
 /** Why a call whose secrets were redacted is not comparable: the field names, never a value. */
 export function redactedReason(fields: readonly string[]): string {
   return `redacted in the recording: ${fields.join(', ')}`;
+}
+
+/** The recorded statuses of a call refused for its key: v1's 401 (no key, or an unknown one) and 403 (a key
+ * not allowed this resource), which the gateway passes on. */
+export const KEY_REFUSAL_STATUSES: readonly number[] = [401, 403];
+
+/** Why a call refused for its key is not comparable. */
+export function keyRefusedReason(status: number): string {
+  return `refused for its key in the recording (HTTP ${status}): the replay would send its own key; --compare-key-refusals sends it anyway`;
 }
 
 /** Any origin: only the path of a URL parsed on it is read. */
@@ -90,6 +106,9 @@ export function decideReplay(
   const p = recordedPath(call.url);
   if (p === undefined || (!policy.allPaths && !isLegacySurface(p))) return { replay: false, reason: 'not-api' };
   if (call.redactedSecrets !== undefined && call.redactedSecrets.length > 0) return { replay: false, notComparable: redactedReason(call.redactedSecrets) };
+  if (KEY_REFUSAL_STATUSES.includes(call.recordedStatus) && policy.compareKeyRefusals !== true) {
+    return { replay: false, notComparable: keyRefusedReason(call.recordedStatus) };
+  }
   if (isPaymentCall(call.method, call.url)) {
     const allowed = policy.includeWrites && (policy.targetIsSandboxOrLoopback || policy.allowProductionWrites);
     if (!allowed) return { replay: false, reason: 'payment' };

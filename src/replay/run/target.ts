@@ -17,8 +17,14 @@ export interface ReplayTarget {
   sandboxOrLoopback: boolean;
   /** Key used when none is given (the sandbox's demo key). */
   defaultKey: string | undefined;
+  /** Where the HTML report's copy-as-curl lines send a call (credentials removed); undefined: the recorded URL. */
+  curlBase: string | undefined;
   close(): Promise<void>;
 }
+
+/** The in-process gateway is gone once the report is read: its curl lines go where `legacy-gateway serve`
+ * (`npm start`) listens by default. */
+export const IN_PROCESS_CURL_BASE = 'http://127.0.0.1:8080';
 
 /** A gateway that is already running (--target): nothing to start or stop. */
 export function runningGatewayTarget(url: string): ReplayTarget {
@@ -28,6 +34,7 @@ export function runningGatewayTarget(url: string): ReplayTarget {
     label: redactUrl(url),
     sandboxOrLoopback: isLoopbackUrl(url),
     defaultKey: undefined,
+    curlBase: redactUrl(url),
     close: async () => undefined,
   };
 }
@@ -43,6 +50,8 @@ export function shadowPairsTarget(): ReplayTarget {
     label: 'the candidate replies recorded in the file (--shadow-pairs)',
     sandboxOrLoopback: false,
     defaultKey: undefined,
+    // Nothing was sent: the line is the recorded call, as served.
+    curlBase: undefined,
     close: async () => undefined,
   };
 }
@@ -131,7 +140,7 @@ export async function startInProcessGateway(options: ReplayCommandOptions, env: 
       }
     };
     const { label, sandboxOrLoopback, defaultKey } = upstream;
-    return { url: gateway.url, v1Url: upstream.url, label, sandboxOrLoopback, defaultKey, close };
+    return { url: gateway.url, v1Url: upstream.url, label, sandboxOrLoopback, defaultKey, curlBase: IN_PROCESS_CURL_BASE, close };
   } catch (err) {
     await upstream.close();
     throw err;

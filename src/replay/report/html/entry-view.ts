@@ -70,7 +70,7 @@ function diffsTable(entry: PageEntry, groupIds: ReadonlyArray<number | undefined
   );
 }
 
-function requestHtml(entry: PageEntry): string {
+function requestHtml(entry: PageEntry, curlBase: string | undefined): string {
   const { request } = entry;
   let body = '';
   if (request?.body !== undefined) {
@@ -83,7 +83,7 @@ function requestHtml(entry: PageEntry): string {
     '<div class="request"><h4>Request</h4>' +
     `<p class="req-line"><code>${escapeHtml(entry.method)} ${escapeHtml(entry.url)}</code>${type}</p>${body}` +
     '<div class="curl"><pre><code>' +
-    escapeHtml(curlLine(entry.method, entry.url, request)) +
+    escapeHtml(curlLine(entry.method, entry.url, request, curlBase)) +
     '</code></pre><button type="button" class="copy" title="Copy the curl line (it reads the key from $LEGACY_API_KEY)">Copy</button></div></div>'
   );
 }
@@ -103,14 +103,15 @@ function outcomeNote(entry: PageEntry): string {
   }
 }
 
-function entryDetail(entry: PageEntry, groupIds: ReadonlyArray<number | undefined>): string {
-  const request = entry.request !== undefined || entry.outcome === 'different' ? requestHtml(entry) : '';
+function entryDetail(entry: PageEntry, groupIds: ReadonlyArray<number | undefined>, curlBase: string | undefined): string {
+  const request = entry.request !== undefined || entry.outcome === 'different' ? requestHtml(entry, curlBase) : '';
   if (entry.diffs.length === 0) return `<div class="entry-body">${outcomeNote(entry)}${request}</div>`;
   return `<div class="entry-body">${request}<h4>Differences</h4>${diffsTable(entry, groupIds)}${bodiesHtml(entry, groupIds)}</div>`;
 }
 
-/** `groupIds[i]` is the group of the entry's difference i. */
-export function entryHtml(entry: PageEntry, groupIds: ReadonlyArray<number | undefined>): string {
+/** `groupIds[i]` is the group of the entry's difference i; `curlBase`, where its curl line sends the call
+ * (the run's target; undefined: the recorded URL). */
+export function entryHtml(entry: PageEntry, groupIds: ReadonlyArray<number | undefined>, curlBase?: string): string {
   const kinds = [...new Set(entry.diffs.map((d) => d.kind))].join(' ');
   const groups = [...new Set(groupIds.filter((g) => g !== undefined))].join(' ');
   const status = entry.status ? ` <span class="status">HTTP ${entry.status.expected} → ${entry.status.actual}</span>` : '';
@@ -128,6 +129,6 @@ export function entryHtml(entry: PageEntry, groupIds: ReadonlyArray<number | und
     `<span class="badge outcome-${outcome}">${outcome}</span> ${severityBadge}` +
     `<code class="call">${escapeHtml(entry.method)} ${escapeHtml(entry.url)}</code>${count}${status}` +
     `<a class="index" href="#${entryAnchor(entry.index)}" title="Link to entry ${entry.index} (its index in the JSON report)">#${entry.index}</a>` +
-    `</summary>${entryDetail(entry, groupIds)}</details></li>`
+    `</summary>${entryDetail(entry, groupIds, curlBase)}</details></li>`
   );
 }

@@ -34,6 +34,8 @@ export interface HtmlReportInput {
   groups?: readonly DifferenceGroup[];
   /** The run's --max-differences, for the verdict. */
   maxDifferences?: number | DifferenceGate | undefined;
+  /** Where the copy-as-curl lines send each call: the run's target (undefined: the recorded URL). */
+  curlBase?: string | undefined;
 }
 
 /** Every value the run has, in the usual order first, then any other the entries carry. */
@@ -67,7 +69,7 @@ function entriesSection(input: HtmlReportInput, index: GroupIndex): string {
     '<p class="lead">Numbered as in the JSON report (<code>index</code>: the position in the recording, from 0). Each number is a link to its entry. ' +
     'Listed by severity: payments whose outcome differs (<span class="sev sev-money">money</span>) first, then <span class="sev sev-status">status</span>, ' +
     '<span class="sev sev-shape">shape</span>, <span class="sev sev-value">value</span> and <span class="sev sev-order">order</span>, then the entries without differences.</p>' +
-    `${omitted}<ol class="entries">${entries.map((e) => entryHtml(e, index.idsOf(e))).join('\n')}</ol></section>`
+    `${omitted}<ol class="entries">${entries.map((e) => entryHtml(e, index.idsOf(e), input.curlBase)).join('\n')}</ol></section>`
   );
 }
 

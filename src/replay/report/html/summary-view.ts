@@ -82,13 +82,15 @@ function verdictHtml(s: ReplaySummary, meta: ReportMeta, maxDifferences: number 
     return `<div class="verdict verdict-pass"><p class="headline">${all} answered as recorded.</p><p>Same status, values, types and spellings.${notReplayed}${allowed}</p></div>`;
   }
   const proposed = proposalSentence(meta);
+  // The colour is the verdict's: a run within --max-differences passes (exit 0), whatever it found.
+  const passes = maxDifferences !== undefined && applyGate(s, gateOf(maxDifferences)).exitCode === 0;
   const what = s.errors > 0 ? (s.different > 0 ? 'differ or failed' : 'failed') : 'differ';
   const caused =
     s.causedByReplay > 0
       ? ` ${plural(s.causedByReplay, 'entry differs', 'entries differ')} only where an earlier replayed write changed what ${s.causedByReplay === 1 ? 'it' : 'they'} read: listed apart, not counted.`
       : '';
   return (
-    `<div class="verdict verdict-fail"><p class="headline">${failing} of ${plural(replayed, 'replayed call')} ${what}.</p>` +
+    `<div class="verdict ${passes ? 'verdict-pass' : 'verdict-fail'}"><p class="headline">${failing} of ${plural(replayed, 'replayed call')} ${what}.</p>` +
     `<p>The gateway does not yet answer every call as the recorded service did.${caused}${notReplayed}${allowed}</p>${severitySentence(s)}${proposed}</div>`
   );
 }
@@ -113,11 +115,17 @@ function methodsTable(s: ReplaySummary): string {
   return `<table class="methods"><caption>Per legacy method</caption><thead><tr><th scope="col">method</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** The rules and their use; only the operator's own rules that matched nothing are worth a warning. */
+/**
+ * The rules and their use: each rule that matched, and each of the operator's own that matched nothing
+ * (worth a warning). The default rules that matched nothing are one sentence, not a list: they cover what
+ * the gateway makes new on every call, which a recording without such calls never meets.
+ */
 function rulesHtml(meta: ReportMeta): string {
-  if (meta.rules.length === 0) return '';
   const unmatched = meta.rules.filter((r) => r.matchedEntries === 0 && r.origin === 'file');
-  const items = meta.rules
+  const unusedDefaults = meta.rules.filter((r) => r.matchedEntries === 0 && r.origin === 'default').length;
+  const listed = meta.rules.filter((r) => r.matchedEntries > 0 || r.origin !== 'default');
+  if (listed.length === 0 && unusedDefaults === 0) return '';
+  const items = listed
     .map((r) => {
       const warn = r.matchedEntries === 0 && r.origin === 'file';
       const use = r.matchedEntries === 0 ? (warn ? '<strong>matched nothing</strong>' : 'matched nothing') : `applied in ${plural(r.matchedEntries, 'entry', 'entries')}`;
@@ -126,7 +134,11 @@ function rulesHtml(meta: ReportMeta): string {
     })
     .join('');
   const warn = unmatched.length > 0 ? `<p class="warn">${unmatched.length} rule(s) matched nothing: remove or fix them.</p>` : '';
-  return `<h3>Rules</h3><ul class="rules">${items}</ul>${warn}`;
+  const defaults =
+    unusedDefaults > 0
+      ? `<p class="note" id="unused-default-rules">${plural(unusedDefaults, 'default rule')} not used by this run: they make equal what the gateway makes new on every call (payment ids, new client ids, request ids), which no compared call here carried.</p>`
+      : '';
+  return `<h3>Rules</h3>${items !== '' ? `<ul class="rules">${items}</ul>` : ''}${warn}${defaults}`;
 }
 
 function detailsHtml(s: ReplaySummary, meta: ReportMeta): string {
