@@ -268,12 +268,12 @@ export function createGateway(parts: GatewayParts): Gateway {
     // The serialised legacy replies of translated reads, kept while their v1 data stays fresh (CACHE_TTL_MS=0: none).
     const replies =
       settings.cacheTtlMs > 0
-        ? { cache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(parts.now ? { now: parts.now } : {}) }), generations, onHit: () => metrics.cacheEvent('hit') }
+        ? { cache: createReplyCache({ ...DEFAULT_REPLY_CACHE_LIMITS, ...(parts.now ? { now: parts.now } : {}) }), onHit: () => metrics.cacheEvent('hit') }
         : undefined;
     return buildRouteTable(legacySurface({ reads: files.mappings, payment: files.payment }), {
       healthz: health.healthz,
       readyz: health.readyz,
-      read: (mapping) => (replies ? cachedRead(mapping, legacyRead(mapping, readDeps), replies) : serveRead(legacyRead(mapping, readDeps))),
+      read: (mapping) => (replies ? cachedRead(legacyRead(mapping, readDeps), replies) : serveRead(legacyRead(mapping, readDeps))),
       payment: paymentRoute({
         mapping: files.payment,
         transport,

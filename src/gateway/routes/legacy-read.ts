@@ -6,6 +6,8 @@
 // single-flight, retry), each noted for the log; a team listing may be cut from a roster kept for its key.
 // Each call reads under the key's write generation of the mapping's v1 resource as it was when the call
 // started (state/caches/write-generations.ts): no copy made before a later write of it is served to a later call.
+// A read is opened once per request (`LegacyRead`): its call and its generation are computed there, once,
+// and the reply cache (cached-read.ts) keys its copy by the same values before it runs the read, if at all.
 import type { ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall, type LegacyReplyJson } from '../../mapping/run.js';
@@ -20,7 +22,7 @@ import { writeJsonReply } from '../edge/write-json.js';
 import type { ShadowReads } from '../shadow/shadow-reads.js';
 import type { RosterCache } from '../state/caches/roster-cache.js';
 import type { WriteGenerations } from '../state/caches/write-generations.js';
-import type { V1Form, V1Payload, V1Transport } from '../upstream/v1-client.js';
+import type { V1Form, V1GetRequest, V1Payload, V1Transport } from '../upstream/v1-client.js';
 
 export interface LegacyReadDeps {
   transport: V1Transport;
@@ -46,23 +48,37 @@ export interface LegacyReadReply {
   stale: boolean;
 }
 
-/** One translated read: the call's context in, its reply out, handed off (shared/hand-off.ts: the reply
- * must not stay behind in the read's promise, which is old by the time v1 answers); rejects with the
- * error to answer. */
-export type LegacyRead = (ctx: RequestContext) => Promise<HandOff<LegacyReadReply>>;
+/** One translated read of one request, opened once: what it computed of the request, and the read itself. */
+export interface LegacyRead {
+  /** The call as the engine takes it: the legacy segments and query the edge parsed. */
+  readonly call: LegacyCall;
+  /** The key's write generation of the v1 resource the mapping reads, as it was when the read was opened;
+   * undefined when the mapping reads none (an operator file). */
+  readonly generation: V1GetRequest['generation'];
+  /** Runs the read (once): its reply out, handed off (shared/hand-off.ts: the reply must not stay behind
+   * in the read's promise, which is old by the time v1 answers); rejects with the error to answer. */
+  run(): Promise<HandOff<LegacyReadReply>>;
+}
 
-export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
+/** Opens the read of one request (its call and generation computed once). */
+export type LegacyReader = (ctx: RequestContext) => LegacyRead;
+
+export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyReader {
   // The mapping's own cache lifetime (team listings keep theirs longer); else the transport's default.
   const cacheTtlMs = 'cacheTtlMs' in mapping ? mapping.cacheTtlMs : undefined;
   const compiled = compileMapping(mapping);
   const rosterPort = mapping.kind === 'sorted-list' ? deps.rosters?.forListing(mapping) : undefined;
   const resource = resourceRead(mapping);
 
-  return async function readLegacy(ctx: RequestContext): Promise<HandOff<LegacyReadReply>> {
+  return function openLegacyRead(ctx: RequestContext): LegacyRead {
     const { request } = ctx;
     const call: LegacyCall = { segments: request.legacy?.segments ?? [], query: request.query };
-    const apiKey = request.apiKey;
-    const generation = resource === undefined ? undefined : { resource, token: deps.generations.current(apiKey, resource) };
+    const generation = resource === undefined ? undefined : { resource, token: deps.generations.current(request.apiKey, resource) };
+    return { call, generation, run: () => readLegacy(ctx, call, generation) };
+  };
+
+  async function readLegacy(ctx: RequestContext, call: LegacyCall, generation: V1GetRequest['generation']): Promise<HandOff<LegacyReadReply>> {
+    const apiKey = ctx.request.apiKey;
     let stale = false;
     let freshUntil = Number.POSITIVE_INFINITY;
     const shadow = deps.shadow?.forMethod(mapping);
@@ -110,7 +126,7 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyRead {
     // follows is read parsed, and its reply is text.
     if (shadow) shadow.compare(ctx, call, json.toString());
     return handOff({ json, freshUntil: !stale && Number.isFinite(freshUntil) ? freshUntil : undefined, stale });
-  };
+  }
 }
 
 /** A payload asked for as bytes: its bytes (every layer gives the form asked; a value is written again). */
@@ -125,10 +141,10 @@ export function writeLegacyRead(res: ServerResponse, reply: Pick<LegacyReadReply
 }
 
 /** The route of a read served without a reply cache: read, then write (or answer the error). */
-export function serveRead(read: LegacyRead) {
+export function serveRead(openRead: LegacyReader) {
   return async function serveLegacyRead(ctx: RequestContext): Promise<void> {
     try {
-      const reply = (await read(ctx)).take();
+      const reply = (await openRead(ctx).run()).take();
       writeLegacyRead(ctx.res, reply, reply.json);
     } catch (err) {
       if (!ctx.res.writableEnded) sendLegacyError(ctx, err);
