@@ -42,7 +42,9 @@ const sum = (counts: Readonly<Record<string, number>>): number => Object.values(
 
 /** One day as the report may spell it: a count, `{ method: count }`, or `{ calls, methods }`. */
 function dayOf(day: string, value: unknown): DayCalls | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) return undefined;
+  // A day that reads back as written (Date.parse takes 2027-02-30 for 2 March).
+  const parsed = new Date(`${day}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== day) return undefined;
   const calls = countOf(value);
   if (calls !== undefined) return { day, calls, methods: undefined };
   const v = value as { calls?: unknown; methods?: unknown } | null;
