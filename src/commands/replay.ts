@@ -30,7 +30,8 @@ Safety:
   POST /api/payment is replayed only with --include-writes and a target that is the embedded sandbox or a
   loopback address, unless --allow-production-writes is also given. Recorded API keys are never reused:
   they are replaced by --api-key (or UPSTREAM_API_KEY). Keys, card tokens and passwords never appear in
-  reports or output.
+  reports or output. Every call carries Legacy-Gateway-Replay: 1: the gateway neither records it
+  (RECORD_FILE) nor counts it in GET /usage, so a gateway recording the file replayed does not grow it.
 
 Mapping proposal (--propose-mappings <dir>):
   After the replay, the v1 records behind every call that differs are read (from --upstream or the

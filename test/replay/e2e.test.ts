@@ -199,7 +199,7 @@ describe('replay exit code 2', () => {
     }
     const help = await parse(['replay', '--help']);
     expect((help.error as CommanderError).exitCode).toBe(0);
-    for (const text of ['--target <url>', '--api-key <key>', '--max-differences <n>', '--no-check-order', '--no-check-key-order', '--no-default-rules', '--include-writes', '--allow-production-writes', 'Object key order is', 'Exit codes:', '130  interrupted']) {
+    for (const text of ['--target <url>', '--api-key <key>', '--max-differences <n>', '--no-check-order', '--no-check-key-order', '--no-default-rules', '--include-writes', '--allow-production-writes', '--compare-key-refusals', 'Legacy-Gateway-Replay: 1', 'Object key order is', 'Exit codes:', '130  interrupted']) {
       expect(help.output).toContain(text);
     }
   });
