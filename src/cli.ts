@@ -95,7 +95,8 @@ program
   .description('print the native front proxy\'s configuration (nginx or HAProxy), generated from the mappings: the mapped legacy methods, POST /api/payment, calls whose query may carry api_key, /healthz and /readyz go to the gateway, everything else straight to v1\n(exit 2 on a bad option or mappings that cannot be loaded)')
   .option('--format <nginx|haproxy>', 'the configuration to print (required)')
   .option('--listen <[addr:]port>', 'where the front listens', '8080')
-  .option('--gateway <url>', 'a gateway replica (repeat it, or separate URLs with commas)', (value: string, previous: string[]) => [...previous, value], [])
+  // No default value: commander would print it in the help ("(default: [])") as if one were given.
+  .option('--gateway <url>', 'a gateway replica (required: repeat it, or separate URLs with commas)', (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
   .option('--upstream <url>', "v1's base URL (default: UPSTREAM_URL)")
   .option('--tls-cert <path>', 'listen with TLS: the certificate file (with --tls-key)')
   .option('--tls-key <path>', 'listen with TLS: the private key file (with --tls-cert)')
@@ -103,7 +104,7 @@ program
   .option('--tls-ciphers <string>', 'with TLS: the OpenSSL cipher string (e.g. DEFAULT:@SECLEVEL=0 for TLS 1.0/1.1 clients; docs/old-tls-clients.md)')
   .option('--mappings <dir>', 'mappings directory (default: MAPPINGS_DIR or the shipped mappings/)')
   .option('--upstream-timeout-ms <ms>', 'the v1 timeout (default: UPSTREAM_TIMEOUT_MS or 10000)')
-  .action(async (opts: { format?: string; listen: string; gateway: string[]; upstream?: string; tlsCert?: string; tlsKey?: string; tlsProtocols?: string; tlsCiphers?: string; mappings?: string; upstreamTimeoutMs?: string }) => {
+  .action(async (opts: { format?: string; listen: string; gateway?: string[]; upstream?: string; tlsCert?: string; tlsKey?: string; tlsProtocols?: string; tlsCiphers?: string; mappings?: string; upstreamTimeoutMs?: string }) => {
     const { runRoutes } = await import('./commands/routes.js');
     await runRoutes(opts);
   });

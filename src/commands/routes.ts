@@ -9,6 +9,8 @@ import { renderHaproxy } from '../gateway/front-proxy/haproxy.js';
 import { renderNginx } from '../gateway/front-proxy/nginx.js';
 import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
+import { expectation, issueSentence } from '../shared/issue-text.js';
+import { z } from 'zod';
 
 export const FRONT_FORMATS = ['nginx', 'haproxy'] as const;
 
@@ -32,8 +34,8 @@ const setting = (value: string | undefined): string | undefined => (value === un
 /** --upstream-timeout-ms, else UPSTREAM_TIMEOUT_MS, else 10000: checked as the gateway checks the setting. */
 function upstreamTimeoutMs(opts: RoutesOptions, env: Environment): number {
   const [value, name] = opts.upstreamTimeoutMs !== undefined ? [opts.upstreamTimeoutMs, '--upstream-timeout-ms'] : [setting(env.UPSTREAM_TIMEOUT_MS), 'UPSTREAM_TIMEOUT_MS'];
-  const parsed = settingsSchema.shape.upstreamTimeoutMs.safeParse(value);
-  if (!parsed.success) throw new FrontSettingError(`${name}: must be a whole number of milliseconds above 0`);
+  const parsed = settingsSchema.shape.upstreamTimeoutMs.safeParse(value, { error: expectation });
+  if (!parsed.success) throw new FrontSettingError(issueSentence(name, parsed.error.issues[0]!, { value }));
   return parsed.data;
 }
 
@@ -50,8 +52,9 @@ function frontSettings(opts: RoutesOptions, env: Environment): FrontSettings {
 
 /** The configuration text; a FrontSettingError or MappingSetError when an option or the mappings are bad. */
 export async function routesConfig(opts: RoutesOptions, env: Environment): Promise<string> {
-  const format = opts.format;
-  if (format !== 'nginx' && format !== 'haproxy') throw new FrontSettingError(`--format: required, one of ${FRONT_FORMATS.join(', ')}`);
+  const parsed = z.enum(FRONT_FORMATS).safeParse(opts.format, { error: expectation });
+  if (!parsed.success) throw new FrontSettingError(issueSentence('--format', parsed.error.issues[0]!, opts.format === undefined ? undefined : { value: opts.format }));
+  const format = parsed.data;
   const settings = frontSettings(opts, env);
   const timeoutMs = upstreamTimeoutMs(opts, env);
   const dir = opts.mappings ?? (setting(env.MAPPINGS_DIR) ?? SHIPPED_MAPPINGS_DIR);

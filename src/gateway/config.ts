@@ -3,13 +3,15 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { expectation, issueSentence } from '../shared/issue-text.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The shipped mappings: `mappings/` at the package root (two levels above src/gateway/ or dist/gateway/). */
 export const SHIPPED_MAPPINGS_DIR = path.resolve(here, '..', '..', 'mappings');
 
 const port = z.coerce.number().int().min(0).max(65535);
-const millis = z.coerce.number().int().min(0).max(24 * 3600 * 1000);
+const DAY_MS = 24 * 3600 * 1000;
+const millis = z.coerce.number().int().min(0).max(DAY_MS).describe(`a whole number of milliseconds from 0 to ${DAY_MS}`);
 const optionalText = z
   .string()
   .optional()
@@ -25,7 +27,7 @@ const upstreamUrl = z
   // The gateway adds /api/v1 itself: a base URL that ends in it would have every call go to /api/v1/api/v1/...
   .refine((v) => !/\/api\/v1\/*$/i.test(new URL(v).pathname), "must be the service's base URL, without /api/v1 (the gateway adds it)")
   // A path that begins with // would be read as a host by a URL parser once /api/v1/... follows it.
-  .refine((v) => !new URL(v).pathname.startsWith('//'), 'its path must not begin with //')
+  .refine((v) => !new URL(v).pathname.startsWith('//'), 'must not have a path that begins with //')
   // A trailing slash would double up with the /api/v1 prefix.
   .transform((v) => v.replace(/\/+$/, ''));
 
@@ -39,7 +41,7 @@ const redisUrl = z
     const u = new URL(v);
     return u.search === '' && u.hash === '';
   }, 'must not carry a query string or fragment (the database number is the path: redis://host:6379/2)')
-  .refine((v) => /^\/?$|^\/\d{1,5}$/.test(new URL(v).pathname), 'its path must be empty or a database number (redis://host:6379/2)');
+  .refine((v) => /^\/?$|^\/\d{1,5}$/.test(new URL(v).pathname), 'must have no path or a database number as its path (redis://host:6379/2)');
 
 /** Where payment claims live when not in REDIS_URL's Redis: postgres:// (durable, PostgreSQL) or a Redis of
  * their own. Its messages never repeat the value: it may hold a password. */
@@ -54,7 +56,7 @@ export type AcceptedRisk = (typeof ACCEPTABLE_RISKS)[number];
 const acceptedRisks = z
   .string()
   .transform((v) => v.split(',').map((r) => r.trim()).filter((r) => r !== ''))
-  .pipe(z.array(z.enum(ACCEPTABLE_RISKS, { error: `each must be one of ${ACCEPTABLE_RISKS.join(', ')}` })));
+  .pipe(z.array(z.enum(ACCEPTABLE_RISKS, { error: `must list only ${ACCEPTABLE_RISKS.join(', ')} (separated by commas)` })));
 
 /** LEGACY_SUNSET, LEGACY_DEPRECATED_AT: a day (`2026-12-31`, midnight UTC) or a moment with its offset
  * (`2026-12-31T18:00:00Z`, `2026-12-31T18:00:00+01:00`). */
@@ -90,14 +92,14 @@ export const settingsSchema = z.object({
   mappingsDir: optionalText,
   accountTimezone: optionalText,
   testimonialsFile: optionalText,
-  upstreamTimeoutMs: millis.refine((v) => v > 0, 'must be above 0').default(10_000),
+  upstreamTimeoutMs: z.coerce.number().int().min(1).max(DAY_MS).describe(`a whole number of milliseconds from 1 to ${DAY_MS}`).default(10_000),
   cacheTtlMs: millis.default(30_000),
-  metricsPort: z.union([z.literal('').transform(() => undefined), port]).optional(),
+  metricsPort: z.union([z.literal('').transform(() => undefined), port]).describe('a whole number from 0 to 65535 (or empty: no metrics listener)').optional(),
   shutdownTimeoutMs: millis.default(10_000),
   recordFile: optionalText,
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Serve the embedded sandbox's demo data even where a production start would be refused. */
-  sandbox: z.enum(['1', 'true', '0', 'false', '']).optional().transform((v) => v === '1' || v === 'true'),
+  sandbox: z.enum(['1', 'true', '0', 'false', ''], { error: 'must be 1 or true (on), 0 or false (off)' }).optional().transform((v) => v === '1' || v === 'true'),
   /** `production` refuses to start without UPSTREAM_URL (unless SANDBOX=1). */
   nodeEnv: optionalText,
   /** A reply is cached from its Nth miss (1: the first, as nginx's proxy_cache_min_uses). */
@@ -238,11 +240,11 @@ export function sunsetProblem(
   names = { sunset: 'LEGACY_SUNSET', deprecatedAt: 'LEGACY_DEPRECATED_AT', docsUrl: 'LEGACY_DOCS_URL' },
 ): string | undefined {
   if (s.legacySunset === undefined) {
-    if (s.legacyDeprecatedAt !== undefined) return `${names.deprecatedAt}: only with ${names.sunset}`;
-    if (s.legacyDocsUrl !== undefined) return `${names.docsUrl}: only with ${names.sunset}`;
+    if (s.legacyDeprecatedAt !== undefined) return `${names.deprecatedAt} is allowed only with ${names.sunset}`;
+    if (s.legacyDocsUrl !== undefined) return `${names.docsUrl} is allowed only with ${names.sunset}`;
     return undefined;
   }
-  if (s.legacyDeprecatedAt !== undefined && s.legacyDeprecatedAt > s.legacySunset) return `${names.deprecatedAt}: must not be after ${names.sunset}`;
+  if (s.legacyDeprecatedAt !== undefined && s.legacyDeprecatedAt > s.legacySunset) return `${names.deprecatedAt} must not be after ${names.sunset}`;
   return undefined;
 }
 
@@ -262,7 +264,7 @@ export class ConfigError extends Error {
  * caller calls the two settings. */
 export function missingSecretWithRedis(redisUrl: string | undefined, secret: string | undefined, names = { url: 'REDIS_URL', secret: 'GATEWAY_SECRET' }): string | undefined {
   if (redisUrl === undefined || secret !== undefined) return undefined;
-  return `${names.secret}: required when ${names.url} is set (the HMAC secret every replica shares, at least 32 characters)`;
+  return `${names.secret} is required when ${names.url} is set (the HMAC secret every replica shares, at least 32 characters)`;
 }
 
 /** REDIS_URL (or IDEMPOTENCY_URL) as it may be printed: the password replaced by `***`. */
@@ -281,10 +283,29 @@ export function upstreamAddress(url: string): string {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-/** Parses the environment; throws ConfigError naming each bad variable (never its value). */
+/** The settings whose values are never repeated in a message: they hold, or may hold, a secret. */
+export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set<SettingName>(['upstreamUrl', 'upstreamApiKey', 'redisUrl', 'gatewaySecret', 'idempotencyUrl']);
+
+/** One sentence per bad setting (issue-text.ts), by the name the caller gives it; the value received is
+ * repeated only for a setting that cannot hold a secret. */
+export function settingProblems(
+  issues: readonly z.core.$ZodIssue[],
+  given: Readonly<Record<string, unknown>>,
+  nameOf: (setting: SettingName) => string,
+): string[] {
+  return issues.map((issue) => {
+    const setting = String(issue.path[0] ?? '') as SettingName;
+    const value = SECRET_SETTINGS.has(setting) || given[setting] === undefined ? undefined : { value: given[setting] };
+    return issueSentence(ENVIRONMENT_NAMES[setting] === undefined ? issue.path.join('.') : nameOf(setting), issue, value);
+  });
+}
+
+/** Parses the environment; throws ConfigError naming each bad variable, in a sentence that says what is
+ * allowed (its value repeated only where it cannot be a secret). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const names = Object.entries(ENVIRONMENT_NAMES) as Array<[SettingName, string]>;
-  const parsed = settingsSchema.safeParse(Object.fromEntries(names.map(([key, name]) => [key, env[name]])));
+  const given = Object.fromEntries(names.map(([key, name]) => [key, env[name]]));
+  const parsed = settingsSchema.safeParse(given, { error: expectation });
   const present = (name: string) => (env[name] ?? '').trim() !== '';
   // Judged on what was given, so that it is reported beside any other bad setting.
   const noSecret =
@@ -292,8 +313,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     missingSecretWithRedis(present('IDEMPOTENCY_URL') ? 'set' : undefined, present('GATEWAY_SECRET') ? 'set' : undefined, { url: 'IDEMPOTENCY_URL', secret: 'GATEWAY_SECRET' });
   const sunset = parsed.success ? sunsetProblem(parsed.data) : undefined;
   if (!parsed.success || noSecret !== undefined || sunset !== undefined) {
-    // One line per bad setting: its variable and the reason, never its value.
-    const lines = (parsed.error?.issues ?? []).map((i) => `${ENVIRONMENT_NAMES[i.path[0] as SettingName] ?? i.path.join('.')}: ${i.message}`);
+    // One line per bad setting.
+    const lines = settingProblems(parsed.error?.issues ?? [], given, (setting) => ENVIRONMENT_NAMES[setting]);
     throw new ConfigError([...new Set([...lines, ...[noSecret, sunset].filter((p) => p !== undefined)])].join('\n'));
   }
   const { nodeEnv, ...e } = parsed.data;

@@ -11,7 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { ConfigError, SHIPPED_MAPPINGS_DIR, missingSecretWithRedis, settingsSchema, sunsetProblem } from './config.js';
+import { expectation } from '../shared/issue-text.js';
+import { ConfigError, SHIPPED_MAPPINGS_DIR, missingSecretWithRedis, settingProblems, settingsSchema, sunsetProblem } from './config.js';
 import { composeGateway, type ComposedGateway } from './compose.js';
 import { loadMappingDirectorySync } from './loaders/mapping-files.js';
 import { loadOperatorRecords } from './loaders/static-records.js';
@@ -57,9 +58,9 @@ export type LegacyGatewayRouter = ((req: IncomingMessage, res: ServerResponse, n
 
 export function legacyGateway(options: LegacyGatewayOptions): LegacyGatewayRouter {
   const { logger: givenLogger, metrics, ...settings } = options;
-  const parsed = optionsSchema.safeParse(settings);
+  const parsed = optionsSchema.safeParse(settings, { error: expectation });
   if (!parsed.success) {
-    throw new ConfigError(`legacyGateway: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new ConfigError(`legacyGateway: ${settingProblems(parsed.error.issues, settings, (setting) => setting).join('; ')}`);
   }
   const o = parsed.data;
   const noSecret =

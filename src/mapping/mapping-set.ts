@@ -2,6 +2,7 @@
 // with their views, then the method files, each resolved to the fields of the record view it names.
 // Pure: reading the files is the loader's job. A bad set is refused with the file, the path inside it
 // and the reason, so the gateway never starts with a half-understood mapping.
+import { expectation } from '../shared/issue-text.js';
 import { fileIssues } from './file-issues.js';
 import { recordFileSchema, recordName, type FieldSpec, type RecordFile } from './record-schema.js';
 import { resolveRecordViews } from './record-views.js';
@@ -49,8 +50,8 @@ interface KnownRecord {
 /** Record name -> its views; `undefined` for a record whose file is itself invalid (already reported). */
 type RecordIndex = Map<string, KnownRecord | undefined>;
 
-function issuesOf(file: string, issues: Parameters<typeof fileIssues>[0]): MappingProblem[] {
-  return fileIssues(issues).map((issue) => ({ file, ...issue }));
+function issuesOf(file: string, issues: Parameters<typeof fileIssues>[0], data: unknown): MappingProblem[] {
+  return fileIssues(issues, data).map((issue) => ({ file, ...issue }));
 }
 
 function indexRecords(sources: readonly RecordSource[], problems: MappingProblem[]): RecordIndex {
@@ -67,9 +68,9 @@ function indexRecords(sources: readonly RecordSource[], problems: MappingProblem
       problems.push({ file: source.file, path: '', reason: 'a record file name must be lower-case letters, digits, - and _' });
       continue;
     }
-    const parsed = recordFileSchema.safeParse(source.data);
+    const parsed = recordFileSchema.safeParse(source.data, { error: expectation });
     if (!parsed.success) {
-      problems.push(...issuesOf(source.file, parsed.error.issues));
+      problems.push(...issuesOf(source.file, parsed.error.issues, source.data));
       index.set(source.name, undefined);
       continue;
     }
@@ -111,9 +112,9 @@ export function validateMappingSet(sources: MappingSources): MappingSet {
   const byMethod = new Map<string, Mapping>();
   const fileOf = new Map<string, string>();
   for (const source of sources.methods) {
-    const parsed = methodFileSchema.safeParse(source.data);
+    const parsed = methodFileSchema.safeParse(source.data, { error: expectation });
     if (!parsed.success) {
-      problems.push(...issuesOf(source.file, parsed.error.issues));
+      problems.push(...issuesOf(source.file, parsed.error.issues, source.data));
       continue;
     }
     const method = parsed.data;

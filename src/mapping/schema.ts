@@ -141,14 +141,17 @@ const staticMapping = z.strictObject({
   unavailable: z.string().min(1),
 });
 
+/** Every `kind` a file in a mappings directory may have: the read methods' kinds, and the payment's
+ * (src/payment/payment-mapping.ts, which the loader sends its file to). */
+export const MAPPING_KINDS = ['list', 'sorted-list', 'detail', 'lookup', 'static', 'payment'] as const;
+
 /** A method file as written: it names its record and view. */
-export const methodFileSchema = z.discriminatedUnion('kind', [
-  listMapping,
-  sortedListMapping,
-  detailMapping,
-  lookupMapping,
-  staticMapping,
-]);
+export const methodFileSchema = z.discriminatedUnion(
+  'kind',
+  [listMapping, sortedListMapping, detailMapping, lookupMapping, staticMapping],
+  // An unknown or missing kind is told the payment's too: a payment file with a misspelt kind lands here.
+  { error: (issue) => (issue.code === 'invalid_union' ? `must be one of ${MAPPING_KINDS.join(', ')}` : undefined) },
+);
 
 export type MethodFile = z.infer<typeof methodFileSchema>;
 

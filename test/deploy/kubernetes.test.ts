@@ -136,7 +136,7 @@ describe('the gateway Deployment', () => {
     expect(config.host).toBe('0.0.0.0');
     // The example's placeholders stop the gateway at start, naming the setting: nothing runs on them.
     expect(() => loadConfig({ ...imageEnvironment(), ...env })).toThrow(ConfigError);
-    expect(() => loadConfig({ ...imageEnvironment(), ...env })).toThrow(/^GATEWAY_SECRET: /);
+    expect(() => loadConfig({ ...imageEnvironment(), ...env })).toThrow(/^GATEWAY_SECRET /);
   });
 
   it('keeps its payment claims in the PostgreSQL the Secret names (IDEMPOTENCY_URL), a placeholder password in the example', () => {

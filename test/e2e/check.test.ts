@@ -295,7 +295,7 @@ describe('legacy-gateway check: key, gates and reads', () => {
     const run = await check({ MAPPINGS_DIR: path.join(root, 'test/fixtures/bad-mappings') });
     expect(run.code).toBe(1);
     expect(run.lines).toEqual([
-      row('FAIL', 'mappings', 'invalid mappings: staff.yaml: paging.max: Too big: expected number to be <=1000'),
+      row('FAIL', 'mappings', 'invalid mappings: staff.yaml: paging.max: must be a whole number from 1 to 1000, got 5000'),
       row('--', 'not run', 'upstream reachable, api key, account gates, reads: the mappings did not load'),
     ]);
   });

@@ -1,7 +1,8 @@
 // The CLI's exit codes, the same for every command (README: Exit codes): 0 fine, 1 a problem found,
 // 2 a usage or input error; and --version. Run as a user runs them: `node dist/cli.js ...`.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -81,7 +82,23 @@ describe('exit code 2: usage and input errors', () => {
   it.each(['coverage', 'openapi'])('%s with invalid mappings (from MAPPINGS_DIR)', async (command) => {
     const { code, stderr } = await cliRun([command], { MAPPINGS_DIR: path.join(root, 'test/fixtures/bad-mappings') });
     expect(code).toBe(2);
-    expect(stderr).toContain('staff.yaml: paging.max: Too big');
+    expect(stderr).toContain('staff.yaml: paging.max: must be a whole number from 1 to 1000, got 5000');
+  });
+
+  it('a mapping file whose kind is none the gateway knows: the kinds, the payment among them, and what the file says', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lgw-kinds-'));
+    cpSync(path.join(root, 'mappings'), dir, { recursive: true });
+    writeFileSync(path.join(dir, 'payment.yaml'), readFileSync(path.join(dir, 'payment.yaml'), 'utf8').replace(/^kind: payment$/m, 'kind: payments'));
+    try {
+      const { code, stdout, stderr } = await cliRun(['coverage', '--mappings', dir]);
+      expect({ code, stdout, stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'legacy-gateway coverage: invalid mappings:\n  payment.yaml: kind: must be one of list, sorted-list, detail, lookup, static, payment; got "payments"\n',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('replay with a recording that does not exist', async () => {

@@ -126,7 +126,7 @@ describe('the library options', () => {
   });
 
   it('refuse legacyDocsUrl without legacySunset', () => {
-    expect(() => legacyGateway({ upstreamUrl: upstream.url, legacyDocsUrl: DOCS })).toThrow('legacyGateway: legacyDocsUrl: only with legacySunset');
+    expect(() => legacyGateway({ upstreamUrl: upstream.url, legacyDocsUrl: DOCS })).toThrow('legacyGateway: legacyDocsUrl is allowed only with legacySunset');
   });
 });
 
@@ -142,13 +142,13 @@ describe('the settings are validated at start, naming the variable', () => {
   };
 
   it.each([
-    [{ LEGACY_SUNSET: 'next year' }, 'LEGACY_SUNSET: must be a date (2026-12-31) or a date and time with its offset (2026-12-31T18:00:00Z)'],
-    [{ LEGACY_SUNSET: '2026-02-30' }, 'LEGACY_SUNSET: is not a valid date'],
-    [{ LEGACY_SUNSET: '2026-12-31T10:00:00' }, 'LEGACY_SUNSET: must be a date (2026-12-31) or a date and time with its offset (2026-12-31T18:00:00Z)'],
-    [{ LEGACY_SUNSET: '2026-12-31', LEGACY_DOCS_URL: 'docs.example.com' }, 'LEGACY_DOCS_URL: must be an http:// or https:// URL'],
-    [{ LEGACY_DOCS_URL: DOCS }, 'LEGACY_DOCS_URL: only with LEGACY_SUNSET'],
-    [{ LEGACY_DEPRECATED_AT: '2025-01-01' }, 'LEGACY_DEPRECATED_AT: only with LEGACY_SUNSET'],
-    [{ LEGACY_SUNSET: '2026-12-31', LEGACY_DEPRECATED_AT: '2027-01-01' }, 'LEGACY_DEPRECATED_AT: must not be after LEGACY_SUNSET'],
+    [{ LEGACY_SUNSET: 'next year' }, 'LEGACY_SUNSET must be a date (2026-12-31) or a date and time with its offset (2026-12-31T18:00:00Z), got "next year"'],
+    [{ LEGACY_SUNSET: '2026-02-30' }, 'LEGACY_SUNSET is not a valid date, got "2026-02-30"'],
+    [{ LEGACY_SUNSET: '2026-12-31T10:00:00' }, 'LEGACY_SUNSET must be a date (2026-12-31) or a date and time with its offset (2026-12-31T18:00:00Z), got "2026-12-31T10:00:00"'],
+    [{ LEGACY_SUNSET: '2026-12-31', LEGACY_DOCS_URL: 'docs.example.com' }, 'LEGACY_DOCS_URL must be an http:// or https:// URL, got "docs.example.com"'],
+    [{ LEGACY_DOCS_URL: DOCS }, 'LEGACY_DOCS_URL is allowed only with LEGACY_SUNSET'],
+    [{ LEGACY_DEPRECATED_AT: '2025-01-01' }, 'LEGACY_DEPRECATED_AT is allowed only with LEGACY_SUNSET'],
+    [{ LEGACY_SUNSET: '2026-12-31', LEGACY_DEPRECATED_AT: '2027-01-01' }, 'LEGACY_DEPRECATED_AT must not be after LEGACY_SUNSET'],
   ])('%j: %s', (env, message) => {
     expect(refused(env)).toBe(message);
   });

@@ -41,9 +41,9 @@ describe('legacyGateway with redisUrl', () => {
   it('throws at once without gatewaySecret, naming it and never the URL', () => {
     expect(() => legacyGateway({ upstreamUrl: upstream.url, redisUrl: 'redis://:pw-LIBRARY@127.0.0.1:1/0' })).toThrow(ConfigError);
     expect(() => legacyGateway({ upstreamUrl: upstream.url, redisUrl: 'redis://:pw-LIBRARY@127.0.0.1:1/0' })).toThrow(
-      /^legacyGateway: gatewaySecret: required when redisUrl is set/,
+      /^legacyGateway: gatewaySecret is required when redisUrl is set/,
     );
-    expect(() => legacyGateway({ upstreamUrl: upstream.url, redisUrl: 'http://:pw-LIBRARY@h', gatewaySecret: GATEWAY_SECRET })).toThrow(/^legacyGateway: redisUrl: must be a redis:\/\/ or rediss:\/\/ URL$/);
+    expect(() => legacyGateway({ upstreamUrl: upstream.url, redisUrl: 'http://:pw-LIBRARY@h', gatewaySecret: GATEWAY_SECRET })).toThrow(/^legacyGateway: redisUrl must be a redis:\/\/ or rediss:\/\/ URL$/);
   });
 
   it('shares Idempotency-Keys under the prefix, with a host\'s older GatewayMetrics, and disconnects on close()', async () => {

@@ -193,7 +193,7 @@ describe('serve', () => {
     });
     expect(outcome.code).toBe(2);
     expect(outcome.stdout).toBe('');
-    expect(outcome.stderr).toBe('legacy-gateway: GATEWAY_SECRET: required when REDIS_URL is set (the HMAC secret every replica shares, at least 32 characters)\n');
+    expect(outcome.stderr).toBe('legacy-gateway: GATEWAY_SECRET is required when REDIS_URL is set (the HMAC secret every replica shares, at least 32 characters)\n');
     expect(outcome.stderr).not.toContain(REDIS_PASSWORD);
   });
 });

@@ -39,7 +39,7 @@ describe('the start line', () => {
 
 describe('UPSTREAM_URL ending in /api/v1', () => {
   it.each(['https://v1.example.com/api/v1', 'https://v1.example.com/api/v1/', 'https://v1.example.com/API/V1', 'http://h/base/Api/v1//'])('%s is refused naming the setting', (url) => {
-    expect(() => loadConfig({ UPSTREAM_URL: url })).toThrow(new ConfigError("UPSTREAM_URL: must be the service's base URL, without /api/v1 (the gateway adds it)"));
+    expect(() => loadConfig({ UPSTREAM_URL: url })).toThrow(new ConfigError("UPSTREAM_URL must be the service's base URL, without /api/v1 (the gateway adds it)"));
   });
 
   it.each(['https://v1.example.com', 'https://v1.example.com/api', 'https://v1.example.com/api/v10', 'https://v1.example.com/api/v1/x'])('%s is accepted', (url) => {

@@ -158,8 +158,8 @@ describe('replay exit code 2', () => {
   it('on bad option values and rules files, without echoing the key', async () => {
     const run = await replay(HAR, { concurrency: '0', rate: 'fast', apiKey: 'cli-secret-key-99' });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--concurrency: /);
-    expect(run.stderr).toMatch(/--rate: must be calls per second/);
+    expect(run.stderr).toContain('--concurrency must be a whole number from 1 to 256, got "0"\n');
+    expect(run.stderr).toContain('--rate must be calls per second, e.g. 10/s or 0.5/s; got "fast"\n');
     const rules = path.join(dir, 'rules.yaml');
     writeFileSync(rules, 'ignore:\n  - path: response.ts\n');
     const rulesRun = await replay(HAR, { rules, apiKey: 'cli-secret-key-99' });

@@ -13,7 +13,9 @@ import {
   type MappingSource,
   type RecordSource,
 } from '../../mapping/mapping-set.js';
+import { fileIssues } from '../../mapping/file-issues.js';
 import { paymentMappingSchema, type PaymentMapping } from '../../payment/payment-mapping.js';
+import { expectation } from '../../shared/issue-text.js';
 
 export interface MappingDirectory {
   reads: MappingSet;
@@ -68,9 +70,9 @@ function readRecords(dir: string, problems: MappingProblem[], digest: Hash): Rec
 }
 
 function readPayment(name: string, data: unknown, earlier: PaymentMapping | undefined, problems: MappingProblem[]): PaymentMapping | undefined {
-  const parsed = paymentMappingSchema.safeParse(data);
+  const parsed = paymentMappingSchema.safeParse(data, { error: expectation });
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push({ file: name, path: issue.path.join('.'), reason: issue.message });
+    problems.push(...fileIssues(parsed.error.issues, data).map((issue) => ({ file: name, ...issue })));
     return earlier;
   }
   if (earlier) {

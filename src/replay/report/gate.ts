@@ -38,7 +38,7 @@ export function parseDifferenceGate(text: string): DifferenceGate | string {
       if (gate.total !== undefined) return `names the total twice ("${item}")`;
       gate.total = n;
     } else {
-      if (!(SEVERITIES as readonly string[]).includes(name)) return `unknown severity "${name}" (the severities: ${SEVERITIES.join(', ')})`;
+      if (!(SEVERITIES as readonly string[]).includes(name)) return `names an unknown severity "${name}" (the severities: ${SEVERITIES.join(', ')})`;
       if (gate.bySeverity[name as Severity] !== undefined) return `names ${name} twice`;
       gate.bySeverity[name as Severity] = n;
     }

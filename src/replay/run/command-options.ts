@@ -2,6 +2,7 @@
 // zod into typed settings, and every bad value reported by its flag (`--rate: must be calls per second`).
 // Pure: must never do I/O; a bad value is a ReplayUsageError (exit code 2), never a process exit.
 import { z } from 'zod';
+import { expectation, issueSentence } from '../../shared/issue-text.js';
 import { DEFAULT_HOURLY_BUDGET } from './budget.js';
 import { DEFAULT_GATE, parseDifferenceGate, type DifferenceGate } from '../report/gate.js';
 
@@ -17,7 +18,7 @@ const httpUrl = z
 const wholeNumber = (min: number, max: number): z.ZodType<number, string> =>
   z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .regex(/^\d+$/, max >= Number.MAX_SAFE_INTEGER ? `must be a whole number of at least ${min}` : `must be a whole number from ${min} to ${max}`)
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
@@ -63,7 +64,7 @@ const optionsSchema = z
     shadowPairs: z.boolean().default(false),
   })
   .refine((o) => !(o.target && o.upstream), {
-    message: '--upstream configures the in-process gateway; it cannot be combined with --target',
+    message: 'cannot be combined with --target (--upstream configures the in-process gateway, --target names a running one)',
     path: ['upstream'],
   })
   .refine((o) => !o.shadowPairs || (o.target === undefined && o.upstream === undefined && o.proposeMappings === undefined), {
@@ -75,7 +76,7 @@ const optionsSchema = z
     path: ['shadowPairs'],
   })
   .refine((o) => !o.allowProductionWrites || o.includeWrites, {
-    message: '--allow-production-writes only applies together with --include-writes',
+    message: 'applies only together with --include-writes',
     path: ['allowProductionWrites'],
   });
 
@@ -102,11 +103,14 @@ const OPTION_FLAGS: Readonly<Record<string, string>> = {
 
 /** Validates commander's raw option values; throws ReplayUsageError naming each bad option. */
 export function parseReplayOptions(raw: Record<string, unknown>): ReplayCommandOptions {
-  const parsed = optionsSchema.safeParse(raw);
+  const parsed = optionsSchema.safeParse(raw, { error: expectation });
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => {
     const key = String(i.path[0] ?? '');
-    return `${OPTION_FLAGS[key] ?? key}: ${i.message}`;
+    // A value typed on the command line is repeated (a custom message names what it needs itself), but never
+    // the API key.
+    const value = key === 'apiKey' || i.code === 'custom' || typeof raw[key] !== 'string' ? undefined : { value: raw[key] };
+    return issueSentence(OPTION_FLAGS[key] ?? key, i, value);
   });
   throw new ReplayUsageError(lines.join('\n'));
 }

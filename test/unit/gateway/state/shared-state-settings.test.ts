@@ -36,11 +36,11 @@ describe('REDIS_URL, REDIS_KEY_PREFIX, GATEWAY_SECRET', () => {
 
   it('refuses anything else in one line naming REDIS_URL, never repeating the URL or its password', () => {
     const cases: Array<[string, RegExp]> = [
-      ['http://:hunter2-pass@h:6379', /^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/],
-      ['not a url hunter2-pass', /^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/],
-      ['redis:///2', /^REDIS_URL: must name a host$/],
-      ['redis://:hunter2-pass@h/db2', /^REDIS_URL: its path must be empty or a database number/],
-      ['redis://:hunter2-pass@h?db=2', /^REDIS_URL: must not carry a query string/],
+      ['http://:hunter2-pass@h:6379', /^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL$/],
+      ['not a url hunter2-pass', /^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL$/],
+      ['redis:///2', /^REDIS_URL must name a host$/],
+      ['redis://:hunter2-pass@h/db2', /^REDIS_URL must have no path or a database number as its path/],
+      ['redis://:hunter2-pass@h?db=2', /^REDIS_URL must not carry a query string/],
     ];
     for (const [url, reason] of cases) {
       const message = refusal({ REDIS_URL: url, GATEWAY_SECRET: SECRET });
@@ -52,22 +52,22 @@ describe('REDIS_URL, REDIS_KEY_PREFIX, GATEWAY_SECRET', () => {
 
   it('REDIS_URL without GATEWAY_SECRET stops start-up in one line naming GATEWAY_SECRET', () => {
     const message = refusal({ REDIS_URL: 'redis://:hunter2-pass@h:6379' });
-    expect(message).toBe('GATEWAY_SECRET: required when REDIS_URL is set (the HMAC secret every replica shares, at least 32 characters)');
+    expect(message).toBe('GATEWAY_SECRET is required when REDIS_URL is set (the HMAC secret every replica shares, at least 32 characters)');
     // Beside another bad setting, each has its own line.
-    expect(refusal({ REDIS_URL: 'redis://h', PORT: 'x' }).split('\n')).toEqual([expect.stringMatching(/^PORT: /), expect.stringMatching(/^GATEWAY_SECRET: required/)]);
+    expect(refusal({ REDIS_URL: 'redis://h', PORT: 'x' }).split('\n')).toEqual(['PORT must be a whole number from 0 to 65535, got "x"', expect.stringMatching(/^GATEWAY_SECRET is required/)]);
   });
 
   it('GATEWAY_SECRET has at least 32 characters, and is never repeated', () => {
     const message = refusal({ REDIS_URL: 'redis://h', GATEWAY_SECRET: 'short-secret-xyz' });
-    expect(message).toBe('GATEWAY_SECRET: must be at least 32 characters');
+    expect(message).toBe('GATEWAY_SECRET must be at least 32 characters');
     expect(message).not.toContain('short-secret-xyz');
     // Without REDIS_URL it is not needed, but still checked when given.
     expect(loadConfig({ GATEWAY_SECRET: SECRET }).gatewaySecret).toBe(SECRET);
   });
 
   it('REDIS_KEY_PREFIX is 1 to 64 visible ASCII characters', () => {
-    expect(refusal({ REDIS_KEY_PREFIX: 'has space:' })).toBe('REDIS_KEY_PREFIX: must be 1 to 64 visible ASCII characters');
-    expect(refusal({ REDIS_KEY_PREFIX: 'x'.repeat(65) })).toBe('REDIS_KEY_PREFIX: must be 1 to 64 visible ASCII characters');
+    expect(refusal({ REDIS_KEY_PREFIX: 'has space:' })).toBe('REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters, got "has space:"');
+    expect(refusal({ REDIS_KEY_PREFIX: 'x'.repeat(65) })).toBe(`REDIS_KEY_PREFIX must be 1 to 64 visible ASCII characters, got "${'x'.repeat(57)}..."`);
     expect(loadConfig({ REDIS_KEY_PREFIX: 'x'.repeat(64) }).redisKeyPrefix).toBe('x'.repeat(64));
   });
 
