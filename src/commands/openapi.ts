@@ -7,7 +7,7 @@ import { stringify as toYaml } from 'yaml';
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
 import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { buildOpenApiDocument, type OpenApiDocument } from '../mapping/openapi/document.js';
+import { buildOpenApiDocument, type OpenApiDocument } from '../legacy-surface/openapi/document.js';
 
 /** package.json at the package root: two levels above src/commands/ or dist/commands/. */
 const PACKAGE_JSON = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json');

@@ -109,12 +109,8 @@ export function registerReplayCommand(program: Command): void {
     .addHelpText('after', HELP_AFTER)
     .action(async (file: string, raw: Record<string, unknown>) => {
       // The replay's engine, reports and in-process gateway load only when the command runs.
-      const { runReplayCommand } = await import('../replay/run/run-command.js');
-      process.exitCode = await runReplayCommand(file, raw, {
-        stdout: process.stdout,
-        stderr: process.stderr,
-        env: process.env,
-      });
+      const [{ runReplayCommand }, { replayGateway }] = await Promise.all([import('../replay/run/run-command.js'), import('./replay-gateway.js')]);
+      process.exitCode = await runReplayCommand(file, raw, { stdout: process.stdout, stderr: process.stderr, env: process.env }, replayGateway);
     });
   program.addCommand(cmd);
 }

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { V1Record } from '../mapping/legacy-record.js';
-import { legacySurface } from '../mapping/legacy-surface.js';
+import { legacySurface } from '../legacy-surface/legacy-surface.js';
 import type { MappingSet } from '../mapping/mapping-set.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
 import { ConfigError, missingSecretWithRedis } from './config.js';

@@ -2,7 +2,7 @@
 // gateway made in order, every legacy field to its v1 body field (the new client's and the payment's), v1's
 // answers to the legacy codes 0 to 12, the advice to send an Idempotency-Key, and a pair of example calls
 // whose v1 body is built by the gateway's own body builder from the legacy example's fields. Pure.
-import { paymentCodeEntries } from '../mapping/legacy-surface.js';
+import { paymentCodeEntries } from '../legacy-surface/legacy-surface.js';
 import { CLIENT_ID_FIELD, PAYMENT_CODES, REQUIRED_ALWAYS, REQUIRED_FOR_NEW_CLIENT } from '../payment/contract.js';
 import type { ErrorRule, PaymentMapping } from '../payment/payment-mapping.js';
 import { paymentBody } from '../payment/v1-bodies.js';

@@ -1,6 +1,6 @@
 // The legacy payment codes: each one's name and number, in the legacy reference's numbering. What each
 // code means is said once, beside it, in the legacy surface's description (PAYMENT_CODE_MEANINGS in
-// src/mapping/legacy-surface.ts), which the OpenAPI document prints. A leaf: it imports nothing, so the
+// src/legacy-surface/legacy-surface.ts), which the OpenAPI document prints. A leaf: it imports nothing, so the
 // payment mapping's schema and the payment contract can both read it.
 
 export const PAYMENT_CODES = {

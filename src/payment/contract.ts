@@ -1,7 +1,7 @@
 // The legacy payment contract of POST /api/payment in one place: the reply shape, the rules of the checks
 // made without v1 (codes 1, 0, 3), the Idempotency-Key format, and the replies the route gives outside
 // the flow. The codes are codes.ts's; what each means is said in the legacy surface's description
-// (src/mapping/legacy-surface.ts). Pure: no I/O, no knowledge of v1. It never holds a message text: those
+// (src/legacy-surface/legacy-surface.ts). Pure: no I/O, no knowledge of v1. It never holds a message text: those
 // are the product's guesses and live in mappings/payment.yaml, filled here from the mapping.
 import { PAYMENT_CODES } from './codes.js';
 import { fillMessage } from './message-template.js';

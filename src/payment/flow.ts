@@ -1,5 +1,5 @@
 // The payment flow of POST /api/payment. The steps, in order, each stopping at its code (named as in
-// PAYMENT_CODES, codes.ts; what each code means is said once, in src/mapping/legacy-surface.ts):
+// PAYMENT_CODES, codes.ts; what each code means is said once, in src/legacy-surface/legacy-surface.ts):
 //   1. local checks, no v1 call          missingFields, invalidFields, passwordsDiffer
 //   2. client_id exists                  GET /clients/{id}; 404: clientNotFound
 //   3. service_id exists                 GET /services/{id}; 404: serviceNotFound

@@ -14,7 +14,7 @@ import { REQUEST_LIMITS } from '../../src/gateway/edge/request-guard.js';
 import { buildRouteTable, type RouteTable } from '../../src/gateway/edge/route-table.js';
 import { frontRouteOf, frontRoutes, gatewayWaitMs, type FrontRouteKind, type FrontRoutes } from '../../src/gateway/front-proxy/front-routes.js';
 import { loadMappingDirectory } from '../../src/gateway/loaders/mapping-files.js';
-import { legacySurface } from '../../src/mapping/legacy-surface.js';
+import { legacySurface } from '../../src/legacy-surface/legacy-surface.js';
 import { routesConfig } from '../../src/commands/routes.js';
 
 let routes: FrontRoutes;

@@ -5,8 +5,8 @@
 // Schema 2020-12, OpenAPI 3.1's dialect), key order (`x-key-order`) and the `date` format included. It never
 // changes the document, and it reports problems rather than throwing, so a test can show them all.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { JsonObject, JsonValue, OpenApiDocument } from '../../src/mapping/openapi/types.js';
-import { ACCEPTED_PATHS, KEY_ORDER } from '../../src/mapping/openapi/types.js';
+import type { JsonObject, JsonValue, OpenApiDocument } from '../../src/legacy-surface/openapi/types.js';
+import { ACCEPTED_PATHS, KEY_ORDER } from '../../src/legacy-surface/openapi/types.js';
 
 /** The document's own id inside ajv, so `#/components/...` references resolve against it. */
 const DOC_ID = 'https://legacy-gateway.invalid/openapi.json';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { openApiDocumentFor } from '../../src/commands/openapi.js';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
-import type { OpenApiDocument } from '../../src/mapping/openapi/types.js';
+import type { OpenApiDocument } from '../../src/legacy-surface/openapi/types.js';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import { loadMappingDirectory, type MappingDirectory } from '../../src/gateway/loaders/mapping-files.js';
-import { buildOpenApiDocument } from '../../src/mapping/openapi/document.js';
-import type { JsonObject, JsonValue, OpenApiDocument } from '../../src/mapping/openapi/types.js';
+import { buildOpenApiDocument } from '../../src/legacy-surface/openapi/document.js';
+import type { JsonObject, JsonValue, OpenApiDocument } from '../../src/legacy-surface/openapi/types.js';
 import { ALL_PAYMENT_CODES, REQUIRED_ALWAYS, REQUIRED_FOR_NEW_CLIENT } from '../../src/payment/contract.js';
 import { openApiChecker } from '../helpers/openapi-check.js';
 

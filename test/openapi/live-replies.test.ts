@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocumentFor } from '../../src/commands/openapi.js';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
-import type { OpenApiDocument } from '../../src/mapping/openapi/types.js';
+import type { OpenApiDocument } from '../../src/legacy-surface/openapi/types.js';
 import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { openApiChecker, type OpenApiChecker } from '../helpers/openapi-check.js';

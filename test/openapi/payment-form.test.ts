@@ -4,7 +4,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import { loadMappingDirectory } from '../../src/gateway/loaders/mapping-files.js';
-import { buildOpenApiDocument } from '../../src/mapping/openapi/document.js';
+import { buildOpenApiDocument } from '../../src/legacy-surface/openapi/document.js';
 import { checkLocally } from '../../src/payment/local-checks.js';
 import type { PaymentMapping } from '../../src/payment/payment-mapping.js';
 import { openApiChecker, type OpenApiChecker } from '../helpers/openapi-check.js';

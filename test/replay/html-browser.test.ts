@@ -12,6 +12,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generalisePath } from '../../src/json-diff/json-path.js';
 import { runReplayCommand } from '../../src/replay/run/run-command.js';
+import { replayGateway } from '../../src/commands/replay-gateway.js';
 import { extrasReport } from './html-report-extras.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -51,6 +52,7 @@ beforeAll(async () => {
     HAR,
     { json: path.join(dir, 'report.json'), html: htmlPath },
     { stdout: { write: () => true }, stderr: { write: () => true }, env: {} },
+    replayGateway,
   );
   expect(code).toBe(1);
   report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as JsonReport;

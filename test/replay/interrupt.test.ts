@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runReplayCommand, type CommandIo } from '../../src/replay/run/run-command.js';
+import { replayGateway } from '../../src/commands/replay-gateway.js';
 import type { ReportEntry } from '../../src/replay/report/entry.js';
 import { runReplay, type ReplayRunOptions } from '../../src/replay/run/runner.js';
 import { replayRunOptions } from './run-options.js';
@@ -195,7 +196,7 @@ function startCommand(file: string, raw: Record<string, unknown>, signals = new 
     signals,
     exit: (code) => void exits.push(code),
   };
-  return { done: runReplayCommand(file, { concurrency: '4', apiKey: 'replay-key-0001', ...raw }, io), out, signals, exits };
+  return { done: runReplayCommand(file, { concurrency: '4', apiKey: 'replay-key-0001', ...raw }, io, replayGateway), out, signals, exits };
 }
 
 const listeners = (signals: EventEmitter): number => signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM');

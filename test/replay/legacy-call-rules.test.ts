@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { legacyMethodOf } from '../../src/replay/recordings/legacy-method.js';
 import { runReplayCommand } from '../../src/replay/run/run-command.js';
+import { replayGateway } from '../../src/commands/replay-gateway.js';
 import { isPaymentCall, recordedPath } from '../../src/replay/run/safety.js';
 import { isPaymentTarget, parseLegacyPath } from '../../src/shared/request-target.js';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
@@ -109,6 +110,7 @@ describe('the replay and the in-process gateway agree on each call', () => {
       recording,
       { upstream: upstream.url, apiKey: 'replay-test-key', json: report, ...options },
       { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t) }, env: {} },
+      replayGateway,
     );
     // The passed-through calls get the fake upstream's 410: exit 1, never 2 (the run went through).
     expect(code, stderr).toBe(1);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../src/shared/redact.js';
 import { runReplayCommand } from '../../src/replay/run/run-command.js';
+import { replayGateway } from '../../src/commands/replay-gateway.js';
 
 const SECRETS = {
   queryKey: 'rec-query-key-e2e-7181',
@@ -69,6 +70,7 @@ describe('secrets in the requests and bodies the reports show', () => {
       file,
       { includeWrites: true, json: path.join(dir, 'report.json'), html: path.join(dir, 'report.html') },
       { stdout: { write: (t: string) => (out.stdout += t) }, stderr: { write: (t: string) => (out.stderr += t) }, env: {} },
+      replayGateway,
     );
     out.code = code;
     jsonText = readFileSync(path.join(dir, 'report.json'), 'utf8');

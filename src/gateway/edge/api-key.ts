@@ -2,7 +2,7 @@
 // parameter, else UPSTREAM_API_KEY (docs/configuration.md: API keys). The key is only ever passed on in a
 // header, so no URL sent to v1 holds it.
 import type { IncomingHttpHeaders } from 'node:http';
-import { API_KEY_NAMES } from '../../mapping/legacy-surface.js';
+import { API_KEY_NAMES } from '../../legacy-surface/legacy-surface.js';
 
 export const API_KEY_PARAM = API_KEY_NAMES.queryParam;
 

@@ -5,11 +5,11 @@
 // limit; an API key (header or `api_key`) must be a plausible header value, since it is forwarded as one.
 // Pure: it reads the request line and headers, never the body, and only returns the problem found.
 import type { IncomingMessage } from 'node:http';
-import { REQUEST_LIMITS } from '../../mapping/legacy-surface.js';
+import { REQUEST_LIMITS } from '../../legacy-surface/legacy-surface.js';
 import { GatewayError, badRequest } from '../../shared/errors.js';
 import { API_KEY_PARAM, queryMayHoldApiKey } from './api-key.js';
 
-// The limits are the legacy surface's (src/mapping/legacy-surface.ts); re-exported for the routes that read them.
+// The limits are the legacy surface's (src/legacy-surface/legacy-surface.ts); re-exported for the routes that read them.
 export { REQUEST_LIMITS };
 
 /** Visible ASCII only: what a key looks like, and nothing that could split or fold a header. */

@@ -1,9 +1,9 @@
-// The route table: the legacy surface's routes (src/mapping/legacy-surface.ts, built once from the mappings)
+// The route table: the legacy surface's routes (src/legacy-surface/legacy-surface.ts, built once from the mappings)
 // bound to their handlers: the gateway's own routes (/healthz, /readyz), one entry per read mapping, the
 // payment, and the passthrough as the fallback. A request is looked up once, from the edge's one parse of
 // it; the route it gets names it in metrics and logs, bounds its body, and serves it. The table decides no
 // path, method or limit of its own: adding a read mapping adds its route to the surface, and so here.
-import type { LegacySurface } from '../../mapping/legacy-surface.js';
+import type { LegacySurface } from '../../legacy-surface/legacy-surface.js';
 import type { Mapping } from '../../mapping/schema.js';
 import type { LegacyRequest } from './legacy-request.js';
 import type { Route, RouteHandler } from './route.js';

@@ -1,7 +1,7 @@
-// A route of the legacy surface (src/mapping/legacy-surface.ts) bound to its handler by the route table
+// A route of the legacy surface (src/legacy-surface/legacy-surface.ts) bound to its handler by the route table
 // (route-table.ts). Its handler takes the request's context as a step does (ctx.req, ctx.res, the parse, what
 // is noted for the log line), and serves the request: it is the last thing the edge calls for it.
-import type { SurfaceRoute } from '../../mapping/legacy-surface.js';
+import type { SurfaceRoute } from '../../legacy-surface/legacy-surface.js';
 import type { Mapping } from '../../mapping/schema.js';
 import type { RequestContext } from './request-context.js';
 

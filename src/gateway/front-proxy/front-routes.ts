@@ -1,11 +1,11 @@
 // The routes a native front proxy (nginx, HAProxy) must send to the gateway, spelled from the legacy surface's
-// description (src/mapping/legacy-surface.ts, the one the gateway's route table binds), never written by hand:
+// description (src/legacy-surface/legacy-surface.ts, the one the gateway's route table binds), never written by hand:
 // the mapped legacy methods (GET and HEAD), POST /api/payment, /healthz and /readyz, and any other call whose
 // query may carry `api_key` (the gateway moves the key into X-API-KEY). Everything else goes straight to v1.
 // Each route also carries the gateway's body limit for it, how long the front waits, and the legacy-shaped
 // replies the front gives itself (413, and an unreachable or silent upstream). Pure: the renderers
 // (nginx.ts, haproxy.ts) only spell these routes in their own syntax; they decide nothing.
-import { legacySurface, type ReadRoute } from '../../mapping/legacy-surface.js';
+import { legacySurface, type ReadRoute } from '../../legacy-surface/legacy-surface.js';
 import type { MappingSet } from '../../mapping/mapping-set.js';
 import { fillMessage } from '../../payment/message-template.js';
 import { PAYMENT_CODES, bodyTooLargeReply, reply } from '../../payment/contract.js';

@@ -11,7 +11,7 @@
 import type { ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall, type LegacyReplyJson } from '../../mapping/run.js';
-import { resourceRead } from '../../mapping/resources-touched.js';
+import { resourceRead } from '../../legacy-surface/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
 import type { V1Call } from '../../mapping/v1-reply.js';
 import { handOff, type HandOff } from '../../shared/hand-off.js';

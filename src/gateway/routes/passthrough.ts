@@ -15,7 +15,7 @@
 import { Transform, type Readable } from 'node:stream';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Pool, undiciErrors } from '../upstream/undici-parts.js';
-import { v1CallWrites } from '../../mapping/resources-touched.js';
+import { v1CallWrites } from '../../legacy-surface/resources-touched.js';
 import { GatewayError, badRequest } from '../../shared/errors.js';
 import { withoutApiKeyParam } from '../edge/api-key.js';
 import { hasDotSegment } from '../edge/dot-segments.js';

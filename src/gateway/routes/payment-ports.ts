@@ -3,7 +3,7 @@
 // exchange noted for the request's log line; the request's scrubber; and the key's write generations of
 // what the payment writes on (its payments, and its clients when it creates one), moved once a POST was sent.
 // It holds no state of its own: what happened is the payment's to say.
-import { paymentWrites } from '../../mapping/resources-touched.js';
+import { paymentWrites } from '../../legacy-surface/resources-touched.js';
 import type { PaymentClaims } from '../../payment/claims/payment-claims.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import type { ClaimedPaymentPorts } from '../../payment/run-claimed-payment.js';

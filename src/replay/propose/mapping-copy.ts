@@ -5,9 +5,8 @@
 import { cp, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { SHIPPED_MAPPINGS_DIR } from '../../gateway/config.js';
-import { loadMappingDirectorySync } from '../../gateway/loaders/mapping-files.js';
 import type { MappingSet } from '../../mapping/mapping-set.js';
+import type { ReplayGateway } from '../run/gateway-port.js';
 
 /** The destination or the source mappings are unusable: a usage error (exit code 2). */
 export class ProposalSetupError extends Error {
@@ -24,6 +23,8 @@ export interface ProposalSource {
   viewOrder: Map<string, string[]>;
   /** Where the copy goes (absolute). */
   outDir: string;
+  /** Loads a mappings folder as the gateway does: the source, then the copy. */
+  load: ReplayGateway['loadMappings'];
 }
 
 const MAPPING_FILE = /\.(ya?ml|json)$/i;
@@ -72,18 +73,18 @@ function viewOrderOf(files: ReadonlyMap<string, string>): Map<string, string[]> 
 }
 
 /** Loads the mappings the replay's gateway reads and checks `<dir>`; throws ProposalSetupError. */
-export async function prepareProposalSource(outDirOption: string, env: NodeJS.ProcessEnv): Promise<ProposalSource> {
-  const dir = env.MAPPINGS_DIR?.trim() ? path.resolve(env.MAPPINGS_DIR) : SHIPPED_MAPPINGS_DIR;
+export async function prepareProposalSource(outDirOption: string, env: NodeJS.ProcessEnv, gateway: ReplayGateway): Promise<ProposalSource> {
+  const dir = env.MAPPINGS_DIR?.trim() ? path.resolve(env.MAPPINGS_DIR) : gateway.shippedMappingsDir;
   const outDir = path.resolve(outDirOption);
   await checkDestination(outDir, dir);
   let mappings: MappingSet;
   try {
-    mappings = loadMappingDirectorySync(dir).reads;
+    mappings = (await gateway.loadMappings(dir)).reads;
   } catch (err) {
     throw new ProposalSetupError(`--propose-mappings: the mappings in ${dir} do not load: ${(err as Error).message}`);
   }
   const files = await mappingTexts(dir);
-  return { dir, files, mappings, viewOrder: viewOrderOf(files), outDir };
+  return { dir, files, mappings, viewOrder: viewOrderOf(files), outDir, load: gateway.loadMappings };
 }
 
 /** Writes the whole copy with the edited files, checks that it loads, then gives it its name. */
@@ -95,7 +96,7 @@ export async function writeProposedMappings(source: ProposalSource, edited: Read
     await cp(source.dir, partial, { recursive: true });
     for (const [rel, text] of edited) await writeFile(path.join(partial, rel), text, 'utf8');
     try {
-      loadMappingDirectorySync(partial);
+      await source.load(partial);
     } catch (err) {
       throw new Error(`the proposed mappings do not load: ${(err as Error).message}`);
     }

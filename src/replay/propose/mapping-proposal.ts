@@ -5,6 +5,7 @@
 // reads, every message goes through the run's scrubber, and no recorded value that the scrubber would change
 // is ever proposed.
 import type { SecretScrubber } from '../../shared/redact.js';
+import type { ReplayGateway } from '../run/gateway-port.js';
 import type { FieldVerdict } from './decision-rule.js';
 import { EvidenceCollector, type GatheredVerdicts } from './evidence-collector.js';
 import { partialDirOf, prepareProposalSource, writeProposedMappings, type ProposalSource } from './mapping-copy.js';
@@ -19,12 +20,14 @@ export interface MappingProposal {
   readonly collector: EvidenceCollector;
   /** The folder the copy is assembled in (removed when the run quits at once). */
   readonly partialDir: string;
+  /** Where v1 is read with the gateway's own client. */
+  readonly v1Reads: ReplayGateway['v1Reads'];
 }
 
 /** Before the replay: throws ProposalSetupError (exit code 2) for unusable mappings or destination. */
-export async function prepareMappingProposal(outDir: string, env: NodeJS.ProcessEnv): Promise<MappingProposal> {
-  const source = await prepareProposalSource(outDir, env);
-  return { source, collector: new EvidenceCollector(source.mappings, source.viewOrder), partialDir: partialDirOf(source.outDir) };
+export async function prepareMappingProposal(outDir: string, env: NodeJS.ProcessEnv, gateway: ReplayGateway): Promise<MappingProposal> {
+  const source = await prepareProposalSource(outDir, env, gateway);
+  return { source, collector: new EvidenceCollector(source.mappings, source.viewOrder), partialDir: partialDirOf(source.outDir), v1Reads: gateway.v1Reads };
 }
 
 export interface ProposalFinish {
@@ -67,7 +70,7 @@ function outcomeOf(verdicts: readonly FieldVerdict[]): { outcome: ProposalOutcom
  * signal stopped the reading (nothing is written). Throws when the copy cannot be written.
  */
 export async function finishMappingProposal(proposal: MappingProposal, finish: ProposalFinish): Promise<ProposalOutcome | undefined> {
-  const reader = createV1Reader(finish.v1BaseUrl, finish.apiKey, finish.timeoutMs);
+  const reader = createV1Reader(proposal.v1Reads(finish.v1BaseUrl, finish.timeoutMs), finish.apiKey);
   let gathered: GatheredVerdicts;
   try {
     gathered = await proposal.collector.verdicts({ v1Get: reader.get, concurrency: finish.concurrency, signal: finish.signal });

@@ -4,19 +4,18 @@
 // Reads and validates the folder once per run; a folder that cannot be used is a MappedResourcesError
 // naming it (exit code 2), as the gateway itself would refuse to start on it.
 import path from 'node:path';
-import { SHIPPED_MAPPINGS_DIR } from '../../gateway/config.js';
-import { loadMappingDirectory } from '../../gateway/loaders/mapping-files.js';
+import type { ReplayGateway } from './gateway-port.js';
 import type { MappedResources } from './write-effects.js';
 
 export class MappedResourcesError extends Error {
   override name = 'MappedResourcesError';
 }
 
-export async function readMappedResources(env: NodeJS.ProcessEnv): Promise<MappedResources> {
+export async function readMappedResources(env: NodeJS.ProcessEnv, gateway: ReplayGateway): Promise<MappedResources> {
   const configured = env.MAPPINGS_DIR?.trim();
-  const dir = configured ? path.resolve(configured) : SHIPPED_MAPPINGS_DIR;
+  const dir = configured ? path.resolve(configured) : gateway.shippedMappingsDir;
   try {
-    return await loadMappingDirectory(dir);
+    return await gateway.loadMappings(dir);
   } catch (err) {
     throw new MappedResourcesError(`MAPPINGS_DIR ${dir}: ${(err as Error).message}`);
   }

@@ -27,7 +27,8 @@ import { combineRuleSets, EMPTY_RULE_SET, RulesFileError, type RuleSet } from '.
 import type { ReportMeta } from '../report/json.js';
 import { runReplay, type ReplayRunOptions, type ReplayRunResult, type ReplaySinks } from './runner.js';
 import { listenForInterrupts, type InterruptIo, type Interrupts } from './interrupts.js';
-import { runningGatewayTarget, shadowPairsTarget, startInProcessGateway, type ReplayTarget } from './target.js';
+import { runningGatewayTarget, shadowPairsTarget, type ReplayTarget } from './target.js';
+import type { ReplayGateway } from './gateway-port.js';
 import { INTERRUPTED_EXIT_CODE, verdictOf } from '../report/verdict.js';
 import type { MappedResources } from './write-effects.js';
 import type { MappingProposal } from '../propose/mapping-proposal.js';
@@ -58,11 +59,11 @@ interface CommandInputs {
 }
 
 /** Loaded only when asked for. Throws ReplayUsageError for unusable mappings or destination. */
-async function prepareProposal(outDir: string | undefined, env: NodeJS.ProcessEnv): Promise<MappingProposal | undefined> {
+async function prepareProposal(outDir: string | undefined, env: NodeJS.ProcessEnv, gateway: ReplayGateway): Promise<MappingProposal | undefined> {
   if (outDir === undefined) return undefined;
   const { prepareMappingProposal, ProposalSetupError } = await import('../propose/mapping-proposal.js');
   try {
-    return await prepareMappingProposal(outDir, env);
+    return await prepareMappingProposal(outDir, env, gateway);
   } catch (err) {
     if (err instanceof ProposalSetupError) throw new ReplayUsageError(err.message);
     throw err;
@@ -70,14 +71,14 @@ async function prepareProposal(outDir: string | undefined, env: NodeJS.ProcessEn
 }
 
 /** Throws ReplayUsageError, RulesFileError, RecordingInputError or MappedResourcesError (exit code 2). */
-async function readCommandInputs(file: string, raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<CommandInputs> {
+async function readCommandInputs(file: string, raw: Record<string, unknown>, env: NodeJS.ProcessEnv, gateway: ReplayGateway): Promise<CommandInputs> {
   const options = parseReplayOptions(raw);
   let rules: RuleSet = options.rules === undefined ? EMPTY_RULE_SET : await readOperatorRules(options.rules);
   if (options.defaultRules) rules = combineRuleSets(await readDefaultRules(), rules);
   const format = options.format ?? (await detectFormat(file));
   // The proposal's check of the mappings first: it names the option that asked for them.
-  const proposal = await prepareProposal(options.proposeMappings, env);
-  return { options, rules, format, resources: await readMappedResources(env), proposal };
+  const proposal = await prepareProposal(options.proposeMappings, env, gateway);
+  return { options, rules, format, resources: await readMappedResources(env, gateway), proposal };
 }
 
 /** One run of the command, once its inputs are read and its target is up. */
@@ -250,7 +251,7 @@ async function replayAndReport(run: CommandRun): Promise<number> {
 }
 
 /** Runs the command; returns the exit code. Never throws for a usage or input error (those are 2). */
-export async function runReplayCommand(file: string, raw: Record<string, unknown>, io: CommandIo): Promise<number> {
+export async function runReplayCommand(file: string, raw: Record<string, unknown>, io: CommandIo, gateway: ReplayGateway): Promise<number> {
   // Known before anything else, so even an early error message cannot echo the key.
   const envKey = io.env.UPSTREAM_API_KEY?.trim() ? io.env.UPSTREAM_API_KEY : undefined;
   if (raw.apiKey === undefined && envKey !== undefined) raw = { ...raw, apiKey: envKey };
@@ -263,7 +264,7 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
 
   let inputs: CommandInputs;
   try {
-    inputs = await readCommandInputs(file, raw, io.env);
+    inputs = await readCommandInputs(file, raw, io.env, gateway);
   } catch (err) {
     const inputError = err instanceof ReplayUsageError || err instanceof RulesFileError || err instanceof RecordingInputError || err instanceof MappedResourcesError;
     if (inputError) return fail(err.message);
@@ -273,7 +274,7 @@ export async function runReplayCommand(file: string, raw: Record<string, unknown
   let target: ReplayTarget;
   try {
     if (options.shadowPairs) target = shadowPairsTarget();
-    else target = options.target !== undefined ? runningGatewayTarget(options.target) : await startInProcessGateway(options, io.env);
+    else target = options.target !== undefined ? runningGatewayTarget(options.target) : await gateway.startInProcess(options, io.env);
   } catch (err) {
     return fail(`cannot start the in-process gateway: ${(err as Error).message}`);
   }

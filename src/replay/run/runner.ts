@@ -28,7 +28,7 @@ import { redactReportEntry, type ReportEntry } from '../report/entry.js';
 import type { RuleUsage } from '../report/json.js';
 import { buildReplayRequest, type ReplayRequest } from './request-builder.js';
 import type { RuleSet } from '../rules/rules-file.js';
-import { isWriteMethod } from '../../mapping/resources-touched.js';
+import { isWriteMethod } from '../../legacy-surface/resources-touched.js';
 import { decideExchange, type ReplayDecision, type SafetyPolicy } from './safety.js';
 import { SummaryBuilder, type ReplaySummary } from '../report/summary.js';
 import { ReplayedWrites, type MappedResources } from './write-effects.js';

@@ -13,7 +13,7 @@
 // Which call is the payment is the gateway's own rule (shared/request-target.ts), applied to the method
 // and path as the replay sends them, so the replay guards exactly the calls the gateway would charge.
 // Pure: must never do I/O; when in doubt it skips (an unknown HTTP method counts as a write).
-import { isWriteMethod } from '../../mapping/resources-touched.js';
+import { isWriteMethod } from '../../legacy-surface/resources-touched.js';
 import { isPaymentTarget } from '../../shared/request-target.js';
 import { redactedSecretFields } from '../recordings/redacted-secrets.js';
 import { recordedPathAndQuery } from './request-builder.js';

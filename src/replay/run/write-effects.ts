@@ -5,13 +5,13 @@
 // `missing`, `extra` and `order` differences get `"cause": "replay"`. `type`, `format`, `key-order` and
 // `status` stay gateway differences: a change of data does not change how the gateway spells a value.
 // What a call reads and writes comes from the mappings, never from a table here, by the rule the gateway
-// also invalidates its cache by (mapping/resources-touched.ts): a legacy read reads its mapping's v1
+// also invalidates its cache by (legacy-surface/resources-touched.ts): a legacy read reads its mapping's v1
 // source; the payment writes the payment mapping's payments resource, and its clients resource when it
 // names no client_id (a new client is created); /api/v1/{resource} passthrough calls read or write
 // {resource}. Any other write is not followed.
 // Pure: must never do I/O.
 import type { MappingSet } from '../../mapping/mapping-set.js';
-import { paymentWrites, resourceRead, v1CallWrites, v1ResourceOf } from '../../mapping/resources-touched.js';
+import { paymentWrites, resourceRead, v1CallWrites, v1ResourceOf } from '../../legacy-surface/resources-touched.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import type { Difference, DiffKind } from '../../json-diff/json-diff.js';
 import type { ReplayDifference } from '../report/replay-difference.js';

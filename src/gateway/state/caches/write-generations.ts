@@ -1,7 +1,7 @@
 // Read-after-write for one API key. Every translated read is cached under the write generation of its v1
 // resource for the calling API key, folded into the cache keys (the response cache's and single-flight's,
 // the reply cache's, the roster cache's); a write that reached v1 moves the generation of each resource it
-// changed on (mapping/resources-touched.ts says which). A read that starts after the write then misses
+// changed on (legacy-surface/resources-touched.ts says which). A read that starts after the write then misses
 // every copy made before it and never joins a v1 call made before it; other API keys' copies stay.
 // A generation is an opaque token, never used twice: '' before any write, then a new one per write. A
 // counter would start again once its Redis key expired, and could meet a copy made under an earlier life

@@ -6,7 +6,7 @@ import { LegacyRequest } from '../../../../src/gateway/edge/legacy-request.js';
 import type { RouteHandler } from '../../../../src/gateway/edge/route.js';
 import { buildRouteTable, type RouteHandlers, type RouteTable } from '../../../../src/gateway/edge/route-table.js';
 import { loadMappingDirectory } from '../../../../src/gateway/loaders/mapping-files.js';
-import { legacySurface, surfaceRoutes, type LegacySurface } from '../../../../src/mapping/legacy-surface.js';
+import { legacySurface, surfaceRoutes, type LegacySurface } from '../../../../src/legacy-surface/legacy-surface.js';
 
 let surface: LegacySurface;
 let table: RouteTable;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPrometheusMetrics, packageVersion, statusClass, V1_RESOURCES } from '../../../../src/gateway/metrics/prometheus.js';
 import { loadMappingDirectorySync } from '../../../../src/gateway/loaders/mapping-files.js';
-import { resourceRead } from '../../../../src/mapping/resources-touched.js';
+import { resourceRead } from '../../../../src/legacy-surface/resources-touched.js';
 
 const metrics = () => createPrometheusMetrics({ legacyMethods: ['clients'], processMetrics: false, version: '1.2.3' });
 const lines = async (m: ReturnType<typeof metrics>, name: string) => (await m.registry.metrics()).split('\n').filter((l) => l.startsWith(`${name}{`));

@@ -7,7 +7,7 @@
 import { CLIENT_ID_FIELD } from '../payment/contract.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
 import { parseLegacyPath } from '../shared/request-target.js';
-import type { Mapping } from './schema.js';
+import type { Mapping } from '../mapping/schema.js';
 
 /** GET, HEAD and OPTIONS read; every other method, known or not, is a write. */
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

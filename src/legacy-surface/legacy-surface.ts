@@ -3,15 +3,15 @@
 // takes everything else, the request and body limits, the API key's names, the payment codes with what each
 // means, and the error codes. Built from the loaded mappings by one pure function; the route table binds
 // its handlers to it (gateway/edge/route-table.ts), and the generators spell it: the OpenAPI document
-// (mapping/openapi/) and the native front proxy's configuration (gateway/front-proxy/front-routes.ts).
+// (legacy-surface/openapi/) and the native front proxy's configuration (gateway/front-proxy/front-routes.ts).
 // Adding a read mapping adds its route here, and so everywhere. Pure: no I/O, and it imports only leaves
 // (the mapping and payment schemas' types, the payment codes, the error registry, the path rules).
 import { PAYMENT_CODES, type PaymentCode, type PaymentCodeName } from '../payment/codes.js';
 import type { PaymentMapping } from '../payment/payment-mapping.js';
 import { ERROR_CODES } from '../shared/errors.js';
 import { PAYMENT_PATH, PAYMENT_PATHS } from '../shared/request-target.js';
-import type { MappingSet } from './mapping-set.js';
-import type { Mapping } from './schema.js';
+import type { MappingSet } from '../mapping/mapping-set.js';
+import type { Mapping } from '../mapping/schema.js';
 
 /** What a request may look like before any route reads it (the request guard enforces them). */
 export const REQUEST_LIMITS = {

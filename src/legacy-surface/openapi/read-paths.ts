@@ -2,9 +2,9 @@
 // path, its accepted forms, the paging) and its mapping: the parameters (paging segments, an id segment or
 // lookup query parameters), the success envelope and the failures the gateway answers for it. Pure; it
 // states the engine's rules (run.ts, paging.ts), never new ones.
-import { sourceOf } from '../coverage.js';
+import { sourceOf } from '../../mapping/coverage.js';
 import { REQUEST_LIMITS, type ReadRoute } from '../legacy-surface.js';
-import type { DetailMapping, LookupKey, LookupMapping, Mapping, StaticMapping } from '../schema.js';
+import type { DetailMapping, LookupKey, LookupMapping, Mapping, StaticMapping } from '../../mapping/schema.js';
 import { recordSchema } from './records.js';
 import { failureResponse, gatewayFaultResponses, headerRef, jsonContent, successEnvelope, upstreamFaultResponses, type EnvelopeParts } from './replies.js';
 import { ACCEPTED_PATHS, schemaRef, type JsonObject, type SchemaObject, type SchemaRegistry } from './types.js';

@@ -2,8 +2,8 @@
 // legacy order, each described as copied, renamed, derived, defaulted or missing (the coverage rules), and where
 // it is a guess about the real service (its own line, or its whole record: then every field says so) why.
 // Pure; it never decides anything the engine does not: nullability follows legacy-record.ts and legacy-value.ts.
-import { classifyField, recordGuessOf } from '../coverage.js';
-import type { FieldSpec, Mapping } from '../schema.js';
+import { classifyField, recordGuessOf } from '../../mapping/coverage.js';
+import type { FieldSpec, Mapping } from '../../mapping/schema.js';
 import { orderedObject, type SchemaObject } from './types.js';
 
 type NullPolicy = Mapping['record']['nulls'];

@@ -4,7 +4,7 @@
 // record's fields, the payment form): never written by hand. Pure: the same mappings always give the same
 // document; reading files and printing are the command's job.
 import { legacySurface, type LegacySurface } from '../legacy-surface.js';
-import type { MappingSet } from '../mapping-set.js';
+import type { MappingSet } from '../../mapping/mapping-set.js';
 import type { PaymentMapping } from '../../payment/payment-mapping.js';
 import { healthPathItems } from './health-paths.js';
 import { paymentPathItem } from './payment-path.js';

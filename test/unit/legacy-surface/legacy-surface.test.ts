@@ -9,7 +9,7 @@ import {
   legacySurface,
   surfaceRoutes,
   type ReadRoute,
-} from '../../../src/mapping/legacy-surface.js';
+} from '../../../src/legacy-surface/legacy-surface.js';
 import { validateMappingSet, type MappingSet } from '../../../src/mapping/mapping-set.js';
 import { ALL_PAYMENT_CODES, PAYMENT_CODES } from '../../../src/payment/codes.js';
 import { ERROR_CODES } from '../../../src/shared/errors.js';
