@@ -2,8 +2,8 @@
 // gateway's GET /usage before it goes into service.
 // - A real gateway over the embedded sandbox, its clock set back two days, counts two keys' calls (and a third
 //   key's, ten days back): each window lists its openings to come and its scope, and exactly the integrations it
-//   would refuse with their covered calls per method, from the per-method counts (the report has no daily
-//   counts, and says so); the key last called ten days ago is not hit; a window naming integrations no key has
+//   would refuse with their covered calls per method, from the report's calls per day when it counts them,
+//   else from the per-method counts, and says which; the key last called ten days ago is not hit; a window naming integrations no key has
 //   hits none and names them.
 // - A report with names and daily counts (a fake metrics listener): `except` spares its integration, the calls are
 //   those of the last 7 days (per method, or split by the method shares), with the calls expected per opening.
@@ -36,6 +36,7 @@ const START = Date.now();
 const SOON = Math.ceil(START / HOUR) * HOUR + DAY;
 const iso = (ms: number) => new Date(ms).toISOString();
 const BY_METHODS = 'per-method counts since first seen (no daily counts)';
+const BY_DAYS_SHARED = 'daily counts, last 7 days, split by its method shares';
 
 async function brownout(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return promisify(execFile)(process.execPath, [cli, 'brownout', ...args], { env: { ...process.env, BROWNOUTS_FILE: '', MAPPINGS_DIR: '' } }).then(
@@ -117,6 +118,11 @@ const WINDOWS = () => `brownouts:
 describe('brownout --dry-run against a gateway', () => {
   it('lists each window\'s openings, scope, and the integrations it would refuse with their calls', async () => {
     const file = windowsFile('windows.yaml', WINDOWS());
+    // What the counts are from: the gateway's report counts its calls per day, or only per method.
+    const usage = (await fetchReply(`${gateway.metricsUrl!}/usage`)).body as { integrations: Array<{ daily?: unknown }> };
+    const days = usage.integrations.every((i) => i.daily !== undefined);
+    // With days: the calls per day split by the method shares (the same numbers here), a fraction of one per opening.
+    const [perOpening, from] = days ? ['~0', BY_DAYS_SHARED] : ['-', BY_METHODS];
     const run = await brownout(['--dry-run', '--file', file, '--url', gateway.metricsUrl!]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -131,7 +137,7 @@ describe('brownout --dry-run against a gateway', () => {
     // The key last called ten days ago is not there: the last 7 days decide.
     expect(rows(first)).toEqual([
       ['INTEGRATION', 'CALLS', 'PER OPENING', 'METHODS', 'COUNTED FROM'],
-      [FP_PRIMARY, '3', '-', 'clients 2, client 1', BY_METHODS],
+      [FP_PRIMARY, '3', perOpening, 'clients 2, client 1', from],
     ]);
 
     expect(block(run.stdout, 'named-only')).toEqual([
@@ -145,8 +151,8 @@ describe('brownout --dry-run against a gateway', () => {
     expect(third[1]).toBe('  refuses: every integration, named or not; the read methods services; and the payment');
     expect(rows(third)).toEqual([
       ['INTEGRATION', 'CALLS', 'PER OPENING', 'METHODS', 'COUNTED FROM'],
-      [FP_PRIMARY, '1', '-', 'payment 1', BY_METHODS],
-      [FP_SECONDARY, '1', '-', 'services 1', BY_METHODS],
+      [FP_PRIMARY, '1', perOpening, 'payment 1', from],
+      [FP_SECONDARY, '1', perOpening, 'services 1', from],
     ]);
 
     expect(block(run.stdout, 'long-past')).toEqual([

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageFingerprint } from '../../src/gateway/state/usage/usage-tracker.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
+import { fetchReply } from '../helpers/fetch-reply.js';
 import { get, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
@@ -62,21 +63,25 @@ describe('retire-check against a gateway', () => {
   });
 
   it('exit 1 with the integrations called since: the one called 10 days ago for 30 days, both for 60', async () => {
+    // When the report counts calls per day, the table adds those of the days.
+    const usage = (await fetchReply(`${gateway.metricsUrl!}/usage`)).body as { integrations: Array<{ daily?: unknown }> };
+    const days = usage.integrations.every((i) => i.daily !== undefined);
+    const withDays = (row: string[], n: string) => (days ? [...row, n] : row);
     const thirty = await retireCheck(['--url', `${gateway.metricsUrl!}/metrics`, '--quiet-days', '30']);
     expect(thirty.code).toBe(1);
     const lines = thirty.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^not quiet: 1 integration called the old API in the last 30 days \(since \S+Z\):$/);
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
-      ['INTEGRATION', 'LAST CALL', 'CALLS'],
-      [FP_SECONDARY, iso(START - 10 * DAY), '1'],
+      withDays(['INTEGRATION', 'LAST CALL', 'CALLS'], 'LAST 30 DAYS'),
+      withDays([FP_SECONDARY, iso(START - 10 * DAY), '1'], '1'),
     ]);
 
     const sixty = await retireCheck(['--url', gateway.metricsUrl!, '--quiet-days', '60']);
     expect(sixty.code).toBe(1);
     expect(sixty.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
-      ['INTEGRATION', 'LAST CALL', 'CALLS'],
-      [FP_SECONDARY, iso(START - 10 * DAY), '1'],
-      [FP_PRIMARY, iso(START - 40 * DAY), '3'],
+      withDays(['INTEGRATION', 'LAST CALL', 'CALLS'], 'LAST 60 DAYS'),
+      withDays([FP_SECONDARY, iso(START - 10 * DAY), '1'], '1'),
+      withDays([FP_PRIMARY, iso(START - 40 * DAY), '3'], '3'),
     ]);
   });
 
