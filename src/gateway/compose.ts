@@ -30,7 +30,7 @@ export type ComposedSettings = Pick<
   | 'idempotencyUrl'
   | 'paymentDuplicateWindowS'
   | 'paymentSettleAfterS'
-> & { upstreamUrl: string; idempotencyAcceptRisk: readonly AcceptedRisk[] } & Partial<Pick<z.infer<typeof settingsSchema>, 'legacySunset' | 'legacyDeprecatedAt' | 'legacyDocsUrl'>>;
+> & { upstreamUrl: string; idempotencyAcceptRisk: readonly AcceptedRisk[] } & Partial<Pick<z.infer<typeof settingsSchema>, 'legacySunset' | 'legacyDeprecatedAt' | 'legacyDocsUrl' | 'guidesUrl' | 'quietDays'>>;
 
 /** What was loaded at start: the mappings, and the operator's record files by setting name. */
 export interface LoadedFiles {
@@ -41,7 +41,7 @@ export interface LoadedFiles {
 
 /** What the composition is given beside the settings and files: the gateway's own parts (create-gateway.ts
  * documents each), as the caller has them. */
-export type ComposeOptions = Pick<GatewayParts, 'logger' | 'metrics' | 'lifecycle' | 'recorder' | 'now' | 'demo' | 'tracing' | 'shadow' | 'reloads' | 'brownouts' | 'integrations'> & {
+export type ComposeOptions = Pick<GatewayParts, 'logger' | 'metrics' | 'lifecycle' | 'recorder' | 'now' | 'demo' | 'tracing' | 'shadow' | 'reloads' | 'brownouts' | 'integrations' | 'notices'> & {
   settings: ComposedSettings;
   files: LoadedFiles;
   /** A claims store that must not be trusted with money (a Redis without its append-only file, the risk not
@@ -91,6 +91,13 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
     ...(redis ? { redis, keyPrefix: settings.redisKeyPrefix } : {}),
     ...(settings.gatewaySecret !== undefined ? { secret: settings.gatewaySecret } : {}),
     ...(claims ? { claims: claims.store, claimStoreUp: () => claims.isUp() } : {}),
+    // The notices to the integrations' owners: LEGACY_SUNSET's sunset-call, QUIET_DAYS, the guide they name.
+    notices: {
+      ...given.notices,
+      sunset: settings.legacySunset?.getTime(),
+      quietDays: settings.quietDays,
+      where: { guidesUrl: settings.guidesUrl, legacyDocsUrl: settings.legacyDocsUrl },
+    },
     // LEGACY_SUNSET: the legacy replies' Sunset, Deprecation (default: now, the gateway's start) and Link.
     ...(settings.legacySunset ? { sunset: sunsetHeaders({ ...settings, legacySunset: settings.legacySunset }) } : {}),
   };

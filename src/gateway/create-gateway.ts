@@ -40,6 +40,12 @@ import type { BrownoutSchedule } from './brownouts/brownout-file.js';
 import type { WhereToMove } from './brownouts/brownout-reply.js';
 import type { Occurrence } from './brownouts/brownout-windows.js';
 import type { IntegrationDirectory } from './integrations/integration-directory.js';
+import { createNoticeLoop, type NoticeLoop } from './notices/notice-loop.js';
+import { httpDelivery, type DeliverNotice } from './notices/notice-delivery.js';
+import { createMemoryNoticeStore, type NoticeStore } from './notices/notice-store.js';
+import { createRedisNoticeStore } from './notices/notice-store-redis.js';
+import { calledEntries } from './notices/notice-schedule.js';
+import type { Timers } from '../payment/claims/system-time.js';
 import { countStep } from './steps/count.js';
 import { createShadowReads, type ShadowReads } from './shadow/shadow-reads.js';
 import type { ShadowDiffFile } from './shadow/diff-file.js';
@@ -116,6 +122,23 @@ export interface GatewayParts {
   /** Who each key fingerprint belongs to (INTEGRATIONS_FILE, integrations/): GET /usage, the request's log
    * line and the brownouts name callers by it. Unset: every key unnamed. */
   integrations?: IntegrationDirectory;
+  /** The notices to the integrations' owners (notices/): sent with `integrations` and `secret`, from a
+   * background loop. `store`: where they are claimed when the caller opened one (PostgreSQL); unset: Redis
+   * with `redis`, else this process. */
+  notices?: NoticeSettings;
+}
+
+export interface NoticeSettings {
+  /** LEGACY_SUNSET (ms): a `sunset-call` on each integration's first legacy call of a UTC day. */
+  sunset?: number | undefined;
+  /** QUIET_DAYS (default 30). */
+  quietDays?: number | undefined;
+  /** GUIDES_URL and LEGACY_DOCS_URL: the guide each notice names. */
+  where?: WhereToMove;
+  store?: NoticeStore;
+  /** The sending (tests hand in their own); default: node:http(s), 10 s per attempt. */
+  deliver?: DeliverNotice;
+  timers?: Timers;
 }
 
 /** What one mapping set is built from: `reload()` takes a new one of these. */
@@ -126,6 +149,8 @@ export interface Gateway {
   table: RouteTable;
   /** The legacy calls counted per API key fingerprint (GET /usage on the metrics listener). */
   usage: UsageTracker;
+  /** The notices' background loop (INTEGRATIONS_FILE with GATEWAY_SECRET); undefined: no notices. */
+  notices: NoticeLoop | undefined;
   /** The shadow comparisons (SHADOW_MAPPINGS_DIR); `shadow.replace(set)` swaps the candidate set. Undefined: off. */
   shadow: ShadowReads | undefined;
   /** Builds everything that depends on the mappings from `files` (the route table: every read route with its
@@ -138,7 +163,7 @@ export interface Gateway {
 }
 
 /** The steps every request goes through, in order (docs/architecture.md). */
-function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, usage: UsageTracker): Step[] {
+function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, usage: UsageTracker, notices: NoticeLoop | undefined): Step[] {
   const { lifecycle, recorder } = parts;
   const steps: Step[] = [];
   // First: every other step, and the route, run within the request's server span.
@@ -146,11 +171,19 @@ function orderedSteps(parts: GatewayParts, metrics: GatewayMetrics, usage: Usage
   if (parts.demo) steps.push(demoNoticeStep);
   if (parts.sunset) steps.push(sunsetStep(parts.sunset));
   if (lifecycle) steps.push(trackStep(lifecycle));
-  steps.push(countStep(metrics), logStep(parts.logger), usageStep(usage, parts.integrations));
+  steps.push(countStep(metrics), logStep(parts.logger), usageStep(usage, parts.integrations, notices ? (name) => notices.noteCall(name) : undefined));
   // After usage (a refused call still counts as its integration's), before the guard (every call in a window
   // gets the same answer, whatever its shape): steps/brownout.ts says why.
   if (parts.brownouts) {
-    const { schedule, where, onRefused } = parts.brownouts;
+    const { schedule, where } = parts.brownouts;
+    const told = parts.brownouts.onRefused;
+    const onRefused =
+      notices || told
+        ? (occurrence: Occurrence, integration: CallerIntegration) => {
+            told?.(occurrence, integration);
+            if (integration.name !== undefined) notices?.noteRefused(occurrence, integration.name);
+          }
+        : undefined;
     const integrationOf = (apiKey: string | undefined): CallerIntegration => {
       const fingerprint = usage.fingerprintOf(apiKey);
       return { fingerprint, name: parts.integrations?.byFingerprint(fingerprint)?.name };
@@ -223,6 +256,50 @@ function writeGenerations(parts: GatewayParts, shared: SharedState | undefined):
   });
 }
 
+/** Who still calls the old API (GET /usage): shared through Redis when the state is, else this process's. */
+function usageTracker(parts: GatewayParts, shared: SharedState | undefined): UsageTracker {
+  const usageStore = shared && runsScripts(shared.redis) ? createRedisUsageStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
+  const integrations = parts.integrations;
+  return createUsageTracker({
+    secret: parts.secret ?? randomBytes(32),
+    logger: parts.logger,
+    ...(integrations ? { nameOf: (fingerprint: string) => integrations.byFingerprint(fingerprint)?.name } : {}),
+    ...(usageStore ? { shared: usageStore } : {}),
+    ...(parts.now ? { now: parts.now } : {}),
+  });
+}
+
+/** The notices to the integrations' owners: with an integration directory and the shared secret (a notice
+ * signed under a random one could be checked by no one), claimed in the caller's store, else Redis's, else
+ * this process's. */
+function noticeLoop(parts: GatewayParts, shared: SharedState | undefined, usage: UsageTracker, metrics: GatewayMetrics): NoticeLoop | undefined {
+  const integrations = parts.integrations;
+  if (!integrations) return undefined;
+  if (parts.secret === undefined) {
+    if (integrations.list().some((i) => i.notify !== undefined)) parts.logger.warn('INTEGRATIONS_FILE names notify URLs, but no notice is sent without GATEWAY_SECRET (their signature\'s key)');
+    return undefined;
+  }
+  const n = parts.notices ?? {};
+  const now = parts.now ?? Date.now;
+  const store = n.store ?? (shared && runsScripts(shared.redis) ? createRedisNoticeStore(shared.redis, shared.prefix) : createMemoryNoticeStore(now));
+  const schedule = parts.brownouts?.schedule;
+  return createNoticeLoop({
+    secret: parts.secret,
+    store,
+    integrations: () => integrations.list(),
+    windows: () => schedule?.windows() ?? [],
+    sunset: n.sunset,
+    quietDays: n.quietDays ?? 30,
+    where: n.where ?? {},
+    usage: async () => calledEntries((await usage.report()).integrations),
+    deliver: n.deliver ?? httpDelivery(),
+    metrics,
+    logger: parts.logger,
+    now,
+    ...(n.timers ? { timers: n.timers } : {}),
+  });
+}
+
 /** Redis's state, told to the metrics now and at each change. */
 function watchRedis(redis: SharedRedis, metrics: GatewayMetrics): void {
   metrics.redisState(redis.isUp());
@@ -291,26 +368,21 @@ export function createGateway(parts: GatewayParts): Gateway {
   // The router looks each request up in the set in service when it arrives; the route it gets holds its own
   // mapping and caches, so a reload meanwhile changes nothing for it.
   const table: RouteTable = { lookup: (request) => served.table.lookup(request), routes: () => served.table.routes() };
-  // Who still calls the old API (GET /usage): shared through Redis when the state is, else this process's.
-  const usageStore = shared && runsScripts(shared.redis) ? createRedisUsageStore({ redis: shared.redis, prefix: shared.prefix }) : undefined;
-  const integrations = parts.integrations;
-  const usage = createUsageTracker({
-    secret: parts.secret ?? randomBytes(32),
-    logger: parts.logger,
-    ...(integrations ? { nameOf: (fingerprint: string) => integrations.byFingerprint(fingerprint)?.name } : {}),
-    ...(usageStore ? { shared: usageStore } : {}),
-    ...(parts.now ? { now: parts.now } : {}),
-  });
-  const handler = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage), fallbackApiKey: settings.upstreamApiKey });
+  const usage = usageTracker(parts, shared);
+  const notices = noticeLoop(parts, shared, usage, metrics);
+  const handler = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage, notices), fallbackApiKey: settings.upstreamApiKey });
   return {
     handler,
     table,
     usage,
+    notices,
     shadow,
     reload(files) {
       served = { table: build(files), mappings: files.mappings.size };
     },
     async close() {
+      // First: its last round may still read the usage counts, and it tells the store its last refusals.
+      await notices?.close();
       await shadow?.close();
       await usage.close();
       await claims.close();

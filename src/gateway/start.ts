@@ -31,6 +31,7 @@ import { brownoutsReload, createBrownoutSchedule, loadBrownouts, type BrownoutSc
 import type { GatewayTracing } from './tracing/types.js';
 import { createIntegrationDirectory, type IntegrationDirectory } from './integrations/integration-directory.js';
 import { integrationsReload, loadIntegrations } from './integrations/integration-file.js';
+import type { NoticeLoop } from './notices/notice-loop.js';
 
 export interface RunningGateway {
   /** e.g. http://127.0.0.1:54321 */
@@ -52,6 +53,9 @@ export interface RunningGateway {
   redis: SharedRedis | undefined;
   /** SHADOW_MAPPINGS_DIR's comparisons: `replace(set)` swaps the candidate set, `idle()` waits for the queue. */
   shadow: ShadowReads | undefined;
+  /** The notices to the integrations' owners (INTEGRATIONS_FILE with GATEWAY_SECRET): `runOnce()` runs a round
+   * now; undefined: none are sent. */
+  notices: NoticeLoop | undefined;
   /** The mapping sets reloaded on SIGHUP: `reload()` re-reads MAPPINGS_DIR (and every set registered beside
    * it) and swaps each valid one in; `register()` adds a set. */
   reloads: MappingReloads;
@@ -308,6 +312,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     lifecycle,
     metricsUrl: resources.metricsServer?.url,
     shadow: gateway.shadow,
+    notices: gateway.notices,
     redis,
     reloads,
   };

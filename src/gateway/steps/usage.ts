@@ -7,7 +7,8 @@ import type { IntegrationDirectory } from '../integrations/integration-directory
 import type { UsageTracker } from '../state/usage/usage-tracker.js';
 import type { Step } from './step.js';
 
-export function usageStep(usage: UsageTracker, integrations: Pick<IntegrationDirectory, 'byFingerprint'> | undefined): Step {
+/** `onCall`: told the integration (by name) of each legacy call it makes (the notices' `sunset-call`), in memory. */
+export function usageStep(usage: UsageTracker, integrations: Pick<IntegrationDirectory, 'byFingerprint'> | undefined, onCall?: (integration: string) => void): Step {
   return {
     name: 'usage',
     handle(ctx, next) {
@@ -18,6 +19,7 @@ export function usageStep(usage: UsageTracker, integrations: Pick<IntegrationDir
         const apiKey = request.apiKeyIsLent ? undefined : request.apiKey;
         usage.record({ apiKey, method: route.label, userAgent: req.headers['user-agent'] });
         if (integrations) ctx.integration = integrations.byFingerprint(usage.fingerprintOf(apiKey))?.name;
+        if (onCall && ctx.integration !== undefined) onCall(ctx.integration);
       }
       next();
     },
