@@ -2,7 +2,8 @@
 // every row (bench/targets.ts) with autocannon: the gateway (`dist/cli.js serve` as `npm start` runs it,
 // metrics on, logs at info to /dev/null) beside its baselines (direct v1, a minimal reshaper, a bare
 // express+HPM proxy, and a hand-written node:http and an nginx + Lua reshaper, each first checked to answer
-// the gateway's bytes: bench/same-bytes.ts), with Redis and with nginx in front when they are installed, and on Node 26 beside
+// the gateway's bytes: bench/same-bytes.ts) and its floor (the relay, which sends v1's page on unchanged: not
+// the gateway's bytes, so outside that check), with Redis and with nginx in front when they are installed, and on Node 26 beside
 // the bench's Node. Each target runs --rounds times (order alternating) and its best run is kept, since the
 // machine may be busy with other work. Prints the table, every figure beside its target (met or MISSED),
 // and writes both to bench/results/. Every server process is on 127.0.0.1 and is killed by its own deadline.
@@ -22,7 +23,7 @@ import { startRedis } from './redis-setup.js';
 import { everythingSaid, say } from './report-lines.js';
 import { HANDFUL_OF_KEYS, PAYMENTS_PER_RUN, checkPayment } from './requests.js';
 import { describeStart, readStartCommand } from './start-command.js';
-import { printCachedRatios, printFrontRatios, printMemory, printNode26, printSameBytesRatios, printTeamListings, printTranslationFloor, printUncachedRatios } from './summary-checks.js';
+import { printCachedRatios, printFrontRatios, printMemory, printNode26, printRelayFloor, printSameBytesRatios, printTeamListings, printTranslationFloor, printUncachedRatios } from './summary-checks.js';
 import { printRedis } from './summary-redis.js';
 import { table } from './summary-table.js';
 import { targets } from './targets.js';
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
     say(' worker, and CPU of nginx plus the gateway behind the front, split below; spread: (best - worst) / best req/s of the rounds)\n');
     printUncachedRatios(get);
     printSameBytesRatios(get, node?.version);
+    printRelayFloor(get, node?.version);
     printTranslationFloor(floor);
     printCachedRatios(get, KEYS);
     printFrontRatios(get);

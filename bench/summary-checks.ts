@@ -89,6 +89,27 @@ export function printSameBytesRatios(rows: Rows, node26: string | undefined): vo
   }
 }
 
+/**
+ * The floor: the gateway with the cache off against the relay (bench/relay.ts), which sends v1's page on
+ * unchanged, with no parse and no translation, under the same load (a new key per request). No target: the
+ * relay's reply is v1's bytes, not the legacy reply (about twice as many at 1000 records), so it is no
+ * same-bytes baseline; the ratio is how much CPU per request the gateway spends above what any server between
+ * the client and v1 spends. On Node 26 too, when the gateway's rows ran there (the relay runs on the bench's Node).
+ */
+export function printRelayFloor(rows: Rows, node26: string | undefined): void {
+  say("The floor, a new API key per request, gateway cache off: CPU per request, gateway / relay (v1's page sent on unchanged;");
+  say(' not the same bytes, left out of the same-bytes check; no target):');
+  const gateways: Array<[string, (name: string) => string]> = [[`Node ${process.version}`, (name) => name]];
+  if (SAME_BYTES_CPU_GOALS.some(({ records }) => rows(names.onNode26(names.translatedUncached(records))))) gateways.push([`Node ${node26 ?? '26'}`, names.onNode26]);
+  for (const [label, on] of gateways) {
+    say(`  the gateway on ${label}:`);
+    for (const { records } of SAME_BYTES_CPU_GOALS) {
+      const [gw, relay] = [on(names.translatedUncached(records)), names.relay(records)];
+      figure(`    CPU gateway / relay ${records}`, cpuRatio(rows, gw, relay), 'x', undefined, sameBytesNote(rows, gw, relay));
+    }
+  }
+}
+
 export function printCachedRatios(rows: Rows, keys: number): void {
   say(`Served from the caches (${keys} API keys in rotation), and the passthrough:`);
   const t100 = names.translated(100);

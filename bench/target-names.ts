@@ -5,6 +5,8 @@ export const reshaper = (records: number): string => `minimal reshaper ${records
 /** The same-bytes baselines (bench/same-bytes.ts): a new key per request, beside the gateway with the cache off. */
 export const handwritten = (records: number): string => `hand-written reshaper ${records}`;
 export const nginxLua = (records: number): string => `nginx+Lua reshaper ${records}`;
+/** The floor (bench/relay.ts): v1's page sent on unchanged, not the legacy reply; beside the gateway with the cache off. */
+export const relay = (records: number): string => `relay ${records}, v1 bytes`;
 /** `/api/clients/0/N` with the handful of keys: after each key's first call, served from the caches. */
 export const translated = (records: number): string => `gateway translated ${records}`;
 /** `/api/clients/0/N` with a new API key per request and CACHE_TTL_MS=0: every call reads v1 and reshapes. */

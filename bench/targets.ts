@@ -102,9 +102,9 @@ function nginxLuaRow(ctx: TargetContext, records: number, urlPath: string): Targ
   return [{ name, path: urlPath, start: (upstream) => startNginxLua(name, lua, upstream), keys: 'new per request', load: loadFor('new per request', urlPath) }];
 }
 
-/** The translated list at `records`: direct v1 (when given), the minimal reshaper, the gateway with the cache
- * off and a new key per request (each beside the reshaper; the same-bytes baselines on either side of it), then
- * the cached read. */
+/** The translated list at `records`: direct v1 (when given), the minimal reshaper, the relay, the gateway with
+ * the cache off and a new key per request (each beside the reshaper; the same-bytes baselines on either side of
+ * it), then the cached read. */
 function translatedRows(ctx: TargetContext, records: number, extra: { direct?: boolean; uncachedAfter?: TargetSpec[]; cachedAfter?: TargetSpec[] }): TargetSpec[] {
   const urlPath = names.clientsPath(records);
   // The nginx front's rows come right after the gateway's own, before its Node 26 twin.
@@ -113,6 +113,7 @@ function translatedRows(ctx: TargetContext, records: number, extra: { direct?: b
   return [
     ...(extra.direct ? [directTarget(names.direct(records), `/api/v1/clients?limit=${records}`)] : []),
     childTarget(ctx, names.reshaper(records), 'minimal-reshaper.js', urlPath, 'new per request'),
+    ...(ctx.sameBytes?.relay.has(records) ? [childTarget(ctx, names.relay(records), 'relay.js', urlPath, 'new per request')] : []),
     ...(ctx.sameBytes?.handwritten.has(records) ? [childTarget(ctx, names.handwritten(records), 'handwritten-reshaper.js', urlPath, 'new per request')] : []),
     uncached!,
     ...nginxLuaRow(ctx, records, urlPath),
