@@ -1,10 +1,10 @@
 // The shutdown deadline for reads, as an operator sees it: the real `serve` process, a fake v1 on loopback
 // that receives a read's call and never answers it, SIGTERM. At SHUTDOWN_TIMEOUT_MS the read is answered the
 // legacy 503, its v1 call is abandoned (the fake sees the socket closed while it still holds the call), and
-// the process exits 0 shortly after the deadline, not after UPSTREAM_TIMEOUT_MS (60 s here). A payment in
-// flight is still waited for past the deadline and answers. Team listings part-way through their roster and
-// reads sharing one v1 call (single-flight) keep nothing alive either. Loopback only; events are awaited,
-// and every wait for the exit is bounded so that a regression fails instead of hanging.
+// the process exits 0 after the deadline, not after UPSTREAM_TIMEOUT_MS (ten minutes here: a process that
+// waited for it would end the test by the suite's timeout, so no wait is timed here). A payment in flight is
+// still waited for past the deadline and answers. Team listings part-way through their roster and reads
+// sharing one v1 call (single-flight) keep nothing alive either. Loopback only; events are awaited.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,8 +18,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const cli = path.join(root, 'dist', 'cli.js');
 
 const SHUTDOWN_TIMEOUT_MS = 500;
-/** How long past the deadline the exit may take before the test fails (rather than hangs). */
-const EXIT_MARGIN_MS = 5_000;
 /** The legacy 503 of lifecycle.ts (SHUTTING_DOWN), byte for byte. */
 const SHUTTING_DOWN_BODY = '{"status":"failure","response":"the gateway is shutting down: retry the call"}';
 const KEY = { 'x-api-key': 'k-shutdown' };
@@ -107,8 +105,8 @@ async function startHoldingV1(answer: Answer): Promise<HoldingV1> {
 interface ServeProcess {
   child: ChildProcess;
   port: number;
-  /** Resolves with the exit code and the time of the exit (performance.now()). */
-  exited: Promise<{ code: number | null; at: number }>;
+  /** Resolves with the exit code. */
+  exited: Promise<{ code: number | null }>;
   /** Resolves with the first log line whose msg is `msg`. */
   logLine(msg: string): Promise<Record<string, unknown>>;
 }
@@ -129,14 +127,14 @@ async function serve(upstreamUrl: string): Promise<ServeProcess> {
       PORT: '0',
       HOST: '127.0.0.1',
       SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-      // Far beyond the test's bound: an exit that waited for the upstream's timeout fails the test.
-      UPSTREAM_TIMEOUT_MS: '60000',
+      // Far beyond the test's timeout: an exit that waited for the upstream's timeout fails the test.
+      UPSTREAM_TIMEOUT_MS: '600000',
       LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: performance.now() })));
+  const exited = new Promise<{ code: number | null }>((resolve) => child.once('exit', (code) => resolve({ code })));
   const seen: Array<Record<string, unknown>> = [];
   const waiting: Array<{ msg: string; resolve: (entry: Record<string, unknown>) => void }> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -167,22 +165,6 @@ async function sigterm(gateway: ServeProcess): Promise<number> {
   return at;
 }
 
-/** `event`, or a failure naming `what` once `boundMs` have passed since `since` (the test never hangs on it). */
-async function within<T>(event: Promise<T>, what: string, since: number, boundMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${boundMs} ms of SIGTERM`)), Math.max(0, since + boundMs - performance.now()));
-  });
-  try {
-    return await Promise.race([event, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Bound of every wait after SIGTERM: the deadline plus a generous margin. */
-const BOUND_MS = SHUTDOWN_TIMEOUT_MS + EXIT_MARGIN_MS;
-
 /** A GET whose request bytes are known to have been handed to the OS (`written`), and its reply. */
 function sent(url: string): { written: Promise<void>; reply: Promise<{ status: number; text: string }> } {
   let written!: Promise<void>;
@@ -211,14 +193,14 @@ describe('the shutdown deadline for reads (the serve process)', () => {
     const read = fetchText(`http://127.0.0.1:${gateway.port}/api/clients/0/10`, { headers: KEY });
     const call = await fake.arrival(isRead);
 
-    const sentAt = await sigterm(gateway);
+    await sigterm(gateway);
     const answer = await read;
     expect(answer.status).toBe(503);
     expect(answer.text).toBe(SHUTTING_DOWN_BODY);
     // The v1 call is abandoned: its socket closes while the fake still holds the call unanswered.
-    await within(call.socketClosed, 'the v1 call abandoned', sentAt, BOUND_MS);
+    await call.socketClosed;
     expect(call.answered).toBe(false);
-    const { code } = await within(gateway.exited, 'the process exit', sentAt, BOUND_MS);
+    const { code } = await gateway.exited;
     expect(code).toBe(0);
     expect(fake.calls.filter(isRead)).toHaveLength(1);
   });
@@ -246,14 +228,14 @@ describe('the shutdown deadline for reads (the serve process)', () => {
     const after = fetchText(`${base}/api/staffs/0/1`, { headers: KEY });
     const afterCall = await fake.arrival((call) => call.url.startsWith('/api/v1/staff?'));
 
-    const sentAt = await sigterm(gateway);
+    await sigterm(gateway);
     for (const answer of await Promise.all([listing, first, joined.reply, after])) {
       expect(answer.status).toBe(503);
       expect(answer.text).toBe(SHUTTING_DOWN_BODY);
     }
-    await within(Promise.all([secondPage.socketClosed, shared.socketClosed, afterCall.socketClosed]), 'the v1 calls abandoned', sentAt, BOUND_MS);
+    await Promise.all([secondPage.socketClosed, shared.socketClosed, afterCall.socketClosed]);
     expect([secondPage.answered, shared.answered, afterCall.answered]).toEqual([false, false, false]);
-    const { code } = await within(gateway.exited, 'the process exit', sentAt, BOUND_MS);
+    const { code } = await gateway.exited;
     expect(code).toBe(0);
     expect(fake.calls.filter(isRead)).toHaveLength(1);
   });
@@ -285,14 +267,15 @@ describe('the shutdown deadline for reads (the serve process)', () => {
     const cut = await read;
     expect(cut.status).toBe(503);
     expect(cut.text).toBe(SHUTTING_DOWN_BODY);
+    // Not before the deadline: a bound from below, which a slower machine only makes easier to meet.
     expect(performance.now() - sentAt).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 50);
     releasePayment();
     const paid = await payment;
     expect(paid.status).toBe(200);
     expect(JSON.parse(paid.text)).toMatchObject({ status: 'success', code: 12 });
-    await within(readCall.socketClosed, 'the read\'s v1 call abandoned', sentAt, BOUND_MS);
+    await readCall.socketClosed;
     expect(readCall.answered).toBe(false);
-    const { code } = await within(gateway.exited, 'the process exit', sentAt, BOUND_MS);
+    const { code } = await gateway.exited;
     expect(code).toBe(0);
     expect(fake.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
   });
