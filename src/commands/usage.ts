@@ -67,7 +67,23 @@ function isIntegration(value: unknown): value is IntegrationUsage {
   );
 }
 
-export async function fetchUsage(url: URL, io: Pick<UsageIo, 'fetch'>): Promise<{ text: string; integrations: IntegrationUsage[] }> {
+/** The reason a gateway gives with a refusal (`{"error": "..."}`), as `: <reason>`; empty when there is none. */
+function serverReason(text: string): string {
+  try {
+    const error = (JSON.parse(text) as { error?: unknown } | null)?.error;
+    return typeof error === 'string' && error.trim() !== '' ? `: ${cut(printable(error), 200)}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** What a shared report says of the counts on their way to the store (usage-tracker.ts). */
+export interface FlushState {
+  flushEveryMs?: number;
+  unflushed?: number;
+}
+
+export async function fetchUsage(url: URL, io: Pick<UsageIo, 'fetch'>): Promise<{ text: string; integrations: IntegrationUsage[]; flush: FlushState }> {
   let reply: Response;
   try {
     reply = await io.fetch(url, { signal: AbortSignal.timeout(10_000), headers: { accept: 'application/json' } });
@@ -79,7 +95,7 @@ export async function fetchUsage(url: URL, io: Pick<UsageIo, 'fetch'>): Promise<
   const text = await reply.text().catch(() => '');
   if (reply.status !== 200) {
     const hint = reply.status === 404 ? ' (is it the metrics listener, METRICS_PORT, of a gateway that serves /usage?)' : '';
-    throw new UsageError(`cannot fetch ${url.href}: HTTP ${reply.status}${hint}`, 1);
+    throw new UsageError(`cannot fetch ${url.href}: HTTP ${reply.status}${serverReason(text)}${hint}`, 1);
   }
   let body: unknown;
   try {
@@ -89,7 +105,11 @@ export async function fetchUsage(url: URL, io: Pick<UsageIo, 'fetch'>): Promise<
   }
   const list = (body as { integrations?: unknown } | null)?.integrations;
   if (!Array.isArray(list) || !list.every(isIntegration)) throw new UsageError(`cannot fetch ${url.href}: the reply is not a usage report`, 1);
-  return { text, integrations: list };
+  const { flushEveryMs, unflushed } = body as FlushState;
+  const flush: FlushState = {};
+  if (typeof flushEveryMs === 'number') flush.flushEveryMs = flushEveryMs;
+  if (typeof unflushed === 'number') flush.unflushed = unflushed;
+  return { text, integrations: list, flush };
 }
 
 /** `clients 12, payment 3, ...` (the three most called). */
@@ -105,8 +125,15 @@ function cut(text: string, max: number): string {
 }
 
 /** The table, most recently seen first. */
-export function usageTable(integrations: readonly IntegrationUsage[]): string {
-  if (integrations.length === 0) return 'no legacy calls counted\n';
+export function usageTable(integrations: readonly IntegrationUsage[], flush: FlushState = {}): string {
+  if (integrations.length === 0) {
+    // The replicas write their counts every few seconds: calls just served are not in the shared counts yet.
+    if ((flush.unflushed ?? 0) > 0 && flush.flushEveryMs !== undefined) {
+      const every = flush.flushEveryMs % 1000 === 0 ? `${flush.flushEveryMs / 1000} seconds` : `${flush.flushEveryMs} ms`;
+      return `no legacy calls in the shared counts yet: this gateway has counted ${flush.unflushed} that it writes to Redis every ${every}; ask again in ${every}\n`;
+    }
+    return 'no legacy calls counted\n';
+  }
   const sorted = [...integrations].sort((a, b) => (a.lastSeen === b.lastSeen ? 0 : a.lastSeen < b.lastSeen ? 1 : -1));
   const rows = sorted.map((i) => [
     typeof i.name === 'string' && i.name !== '' ? printable(i.name) : '-',
@@ -145,10 +172,10 @@ async function run(opts: UsageOptions, env: Environment, io: UsageIo): Promise<v
     io.out(`${fingerprint}\n`);
     return;
   }
-  const { text, integrations } = await fetchUsage(usageUrl(opts.url), io);
+  const { text, integrations, flush } = await fetchUsage(usageUrl(opts.url), io);
   const shown = fingerprint === undefined ? integrations : integrations.filter((i) => i.fingerprint === fingerprint);
   if (opts.json) io.out(fingerprint === undefined ? (text.endsWith('\n') ? text : `${text}\n`) : `${JSON.stringify({ integrations: shown })}\n`);
-  else io.out(usageTable(shown));
+  else io.out(usageTable(shown, fingerprint === undefined ? flush : {}));
 }
 
 const defaultIo: UsageIo = {

@@ -116,12 +116,19 @@ function withDeadline<T>(work: Promise<T>, ms: number, onMiss: () => void): Prom
   });
 }
 
-/** A short name for why a connection failed (an error code or class), never a message that could hold the URL. */
-function reasonOf(err: unknown): string {
-  // Redis's own replies start with their error code (WRONGPASS, NOAUTH, NOPERM, OOM, LOADING...).
-  if (err instanceof ErrorReply) return /^[A-Z]+/.exec(err.message)?.[0] ?? err.name;
-  if (err instanceof Error) return (err as NodeJS.ErrnoException).code ?? err.name;
-  return 'unknown';
+/** Why a connection failed, for the state's log line: Redis's error code (WRONGPASS, NOAUTH, LOADING...) or
+ * the system's (ECONNREFUSED, ENOTFOUND...); else the error's message (the client's own errors carry no code:
+ * "Socket closed unexpectedly", "Connection timeout"), its first line, with any URL's credentials and the
+ * password itself masked, never the class name alone ("Error"). */
+export function reasonOf(err: unknown, password = ''): string {
+  if (err instanceof ErrorReply) return /^[A-Z]+/.exec(err.message)?.[0] ?? 'an error reply';
+  if (!(err instanceof Error)) return 'unknown';
+  const code = (err as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && code !== '') return code;
+  let message = (err.message.split('\n')[0] ?? '').replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+  if (password !== '') message = message.split(password).join('***');
+  message = message.trim().slice(0, 200);
+  return message !== '' ? message : err.name === 'Error' ? 'unknown' : err.name;
 }
 
 /** Why the state changed, for its one log line. */
@@ -139,6 +146,8 @@ class Connection implements RedisConnection {
   private readonly logger: Logger;
   /** REDIS_URL with its password masked: the only form in which it is ever logged. */
   private readonly redis: string;
+  /** The password in REDIS_URL, decoded: masked wherever an error's message would repeat it. */
+  private readonly password: string;
   private readonly commandTimeoutMs: number;
   private readonly listeners: Array<(up: boolean) => void> = [];
   /** Every channel asked for, with its listeners: what a new subscriber client is subscribed from. */
@@ -156,6 +165,7 @@ class Connection implements RedisConnection {
   constructor(private readonly options: RedisConnectionOptions) {
     this.logger = options.logger;
     this.redis = maskRedisUrl(options.url);
+    this.password = URL.canParse(options.url) ? decodeURIComponent(new URL(options.url).password) : '';
     this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.started = new Promise<void>((resolve) => {
       this.settleStarted = resolve;
@@ -175,7 +185,7 @@ class Connection implements RedisConnection {
     });
     const link: Link = { client, answered: false, subscribed: new Set(), tried: false };
     const lost = (err?: unknown) => {
-      if (err !== undefined) this.lastReason = reasonOf(err);
+      if (err !== undefined) this.lastReason = reasonOf(err, this.password);
       if (!this.isCurrent(link)) return;
       link.answered = false;
       link.tried = true;
@@ -200,7 +210,7 @@ class Connection implements RedisConnection {
     try {
       await withDeadline(link.client.ping(), this.commandTimeoutMs, () => this.stalled(link));
     } catch (err) {
-      this.lastReason = reasonOf(err instanceof RedisUnavailableError && err.cause !== undefined ? err.cause : err);
+      this.lastReason = reasonOf(err instanceof RedisUnavailableError && err.cause !== undefined ? err.cause : err, this.password);
       return;
     }
     // Read before Redis is said to be up, so that its warning comes with (or before) the first "connected".
@@ -227,7 +237,7 @@ class Connection implements RedisConnection {
       }
     } catch (err) {
       // Managed services often refuse CONFIG: nothing can be known, nothing is wrong.
-      this.logger.debug({ redis: this.redis, reason: reasonOf(err) }, 'Redis refused CONFIG GET maxmemory-policy: its eviction policy is not known');
+      this.logger.debug({ redis: this.redis, reason: reasonOf(err, this.password) }, 'Redis refused CONFIG GET maxmemory-policy: its eviction policy is not known');
     }
   }
 

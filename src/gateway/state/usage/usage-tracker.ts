@@ -69,6 +69,10 @@ export interface UsageReport {
   integrations: IntegrationUsage[];
   /** true: every replica sharing the store (REDIS_URL), as of each one's last flush; false: this process. */
   shared: boolean;
+  /** With `shared`: how often each replica writes its counts to the store (ms), and the calls this one has
+   * counted that the store does not hold yet (they show at its next flush). */
+  flushEveryMs?: number;
+  unflushed?: number;
 }
 
 /** What one fingerprint's calls add up to over a while (all of them, or since the last flush). */
@@ -269,7 +273,11 @@ class Tracker implements UsageTracker {
   async report(): Promise<UsageReport> {
     const shared = this.options.shared;
     const counted = shared ? await shared.read() : this.tallies.list().map(integrationOf);
-    return { integrations: sortIntegrations(counted.map((i) => this.named(i))), shared: shared !== undefined };
+    const integrations = sortIntegrations(counted.map((i) => this.named(i)));
+    if (!shared) return { integrations, shared: false };
+    const calls = (tallies: readonly UsageTally[]) => tallies.reduce((sum, t) => sum + t.calls, 0);
+    const unflushed = calls(this.tallies.list()) + calls(this.unconfirmed?.tallies ?? []);
+    return { integrations, shared: true, flushEveryMs: this.limits.flushEveryMs, unflushed };
   }
 
   /** The entry with its integration's name first (null when no integration names its key). */

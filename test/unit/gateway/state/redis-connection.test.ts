@@ -3,10 +3,10 @@
 // at once or at its deadline (never hangs), the state goes down and comes back with one log line per
 // change, subscriptions survive a restart, the eviction policy is read once, and the password never
 // appears in a log line.
-import { createClient } from '@redis/client';
+import { createClient, SocketClosedUnexpectedlyError } from '@redis/client';
 import type { Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisConnection, reconnectDelay, RedisUnavailableError, type RedisConnection, type RedisConnectionOptions } from '../../../../src/gateway/state/redis-connection.js';
+import { createRedisConnection, reasonOf, reconnectDelay, RedisUnavailableError, type RedisConnection, type RedisConnectionOptions } from '../../../../src/gateway/state/redis-connection.js';
 import { capturedLogger, type LogLine } from '../../../helpers/captured-logger.js';
 import { startTestRedis, type TestRedis } from '../../../helpers/redis-server.js';
 import { settlesAtOnce } from '../../../helpers/settles-at-once.js';
@@ -375,5 +375,18 @@ describe('reconnectDelay', () => {
       expect(delay).toBeGreaterThanOrEqual(50);
       expect(delay).toBeLessThanOrEqual(3000);
     }
+  });
+});
+
+describe("the reason in the state's log line", () => {
+  it("the error's code first, else its first line with a URL's credentials and the password masked", () => {
+    expect(reasonOf(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED');
+    // @redis/client's own errors carry no code, and their class name is "Error": their message is the reason.
+    expect(reasonOf(new SocketClosedUnexpectedlyError())).toBe('Socket closed unexpectedly');
+    expect(reasonOf(new Error('Connection timeout'))).toBe('Connection timeout');
+    expect(reasonOf(new Error('cannot reach redis://app:p%40ss@h:6379/2\nat ...'))).toBe('cannot reach redis://***@h:6379/2');
+    expect(reasonOf(new Error('bad password hunter2 given'), 'hunter2')).toBe('bad password *** given');
+    expect(reasonOf(new Error(''))).toBe('unknown');
+    expect(reasonOf('a string')).toBe('unknown');
   });
 });
