@@ -115,7 +115,11 @@ program
   .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464 (or its /metrics or /usage URL)')
   .option('--json', 'print the JSON reply')
   .option('--fingerprint-of <key>', 'the fingerprint of an API key under GATEWAY_SECRET (- reads the key from stdin); with --url, only its row')
-  .action(async (opts: { url?: string; json?: boolean; fingerprintOf?: string }) => {
+  .option('--html <file>', 'write one self-contained HTML page instead: each integration with its calls per day (90 days), methods, call shapes, error rate, brownouts and guide link')
+  .option('--brownouts <file>', 'with --html: a brownouts file; each integration shows the windows that would refuse it')
+  .option('--guides-url <url>', 'with --html: the base URL of the published guides (default: the file names migration-guide --all --format html writes, relative to the page)')
+  .option('--mappings <dir>', 'with --brownouts: mappings directory, for the methods a window names (default: MAPPINGS_DIR or the shipped mappings/)')
+  .action(async (opts: { url?: string; json?: boolean; fingerprintOf?: string; html?: string; brownouts?: string; guidesUrl?: string; mappings?: string }) => {
     const { runUsage } = await import('./commands/usage.js');
     await runUsage(opts);
   });

@@ -4,14 +4,32 @@
 // methods, user agents; `--json` prints the reply as it
 // came. `--fingerprint-of <key>` prints the fingerprint of a key under GATEWAY_SECRET (`-`: the key is read
 // from stdin, out of the shell's history), or, with --url, only that integration's row (docs/usage.md).
+// `--html FILE` writes the report as one self-contained page instead (src/retirement/usage-page.ts renders it;
+// this command only fetches, reads the `--brownouts` file as the gateway reads it, and writes).
 // Exit codes: 0 fine (an integration with no calls counted included), 1 the usage could not be fetched,
 // 2 a usage error.
+import { writeFile } from 'node:fs/promises';
+import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
+import { loadBrownouts } from '../gateway/brownouts/brownout-file.js';
+import type { BrownoutWindow } from '../gateway/brownouts/brownout-schema.js';
+import { StaticFileError } from '../gateway/loaders/static-records.js';
+import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { usageFingerprint, type IntegrationUsage } from '../gateway/state/usage/usage-tracker.js';
+import { MappingSetError } from '../mapping/mapping-set.js';
+import { renderUsagePage } from '../retirement/usage-page.js';
 
 export interface UsageOptions {
   url?: string;
   json?: boolean;
   fingerprintOf?: string;
+  /** Write the report as one HTML page to this file. */
+  html?: string;
+  /** With --html: a brownouts file, for the windows that would refuse each integration. */
+  brownouts?: string;
+  /** With --html: the base URL the integrations' guides are published under (else relative file names). */
+  guidesUrl?: string;
+  /** With --brownouts: the mappings, for the methods a window names. */
+  mappings?: string;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -21,6 +39,8 @@ export interface UsageIo {
   err: (text: string) => void;
   readStdin: () => Promise<string>;
   fetch: typeof fetch;
+  /** The moment the page is judged at (default: the clock). */
+  now?: () => number;
 }
 
 export class UsageError extends Error {
@@ -165,7 +185,56 @@ async function keyToFingerprint(given: string, env: Environment, io: UsageIo): P
   return usageFingerprint(secret, key);
 }
 
+async function brownoutWindowsOf(file: string, mappings: string): Promise<BrownoutWindow[]> {
+  let reads: ReadonlySet<string>;
+  try {
+    reads = new Set((await loadMappingDirectory(mappings)).reads.keys());
+  } catch (err) {
+    if (!(err instanceof MappingSetError)) throw err;
+    throw new UsageError(`the mappings in ${mappings} cannot be loaded: ${err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ')}`, 2);
+  }
+  try {
+    return loadBrownouts(file, reads).windows;
+  } catch (err) {
+    if (err instanceof StaticFileError) throw new UsageError(`--brownouts: ${err.message}`, 2);
+    throw err;
+  }
+}
+
+function guidesBase(given: string): string {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new UsageError(`--guides-url: not a URL: ${given}`, 2);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--guides-url: must be http:// or https://', 2);
+  return url.href;
+}
+
+async function writePage(opts: UsageOptions & { url: string; html: string }, env: Environment, io: UsageIo): Promise<void> {
+  if (opts.json || opts.fingerprintOf !== undefined) throw new UsageError('--html: not with --json or --fingerprint-of (the page shows every integration)', 2);
+  const url = usageUrl(opts.url);
+  const guidesUrl = opts.guidesUrl === undefined ? undefined : guidesBase(opts.guidesUrl);
+  const brownouts = opts.brownouts === undefined ? undefined : await brownoutWindowsOf(opts.brownouts, opts.mappings ?? (env.MAPPINGS_DIR || SHIPPED_MAPPINGS_DIR));
+  const { integrations } = await fetchUsage(url, io);
+  const page = renderUsagePage(integrations, { brownouts, guidesUrl, source: url.href }, (io.now ?? Date.now)());
+  try {
+    await writeFile(opts.html, page);
+  } catch (err) {
+    throw new UsageError(`--html: cannot write ${opts.html}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 2);
+  }
+  io.err(`${opts.html}\n`);
+}
+
 async function run(opts: UsageOptions, env: Environment, io: UsageIo): Promise<void> {
+  if (opts.html === undefined && (opts.brownouts !== undefined || opts.guidesUrl !== undefined || opts.mappings !== undefined)) {
+    throw new UsageError('--brownouts, --guides-url and --mappings: only with --html', 2);
+  }
+  if (opts.html !== undefined) {
+    if (opts.url === undefined) throw new UsageError('--url: required with --html (the metrics listener of a gateway, e.g. http://127.0.0.1:9464)', 2);
+    return writePage({ ...opts, url: opts.url, html: opts.html }, env, io);
+  }
   const fingerprint = opts.fingerprintOf === undefined ? undefined : await keyToFingerprint(opts.fingerprintOf, env, io);
   if (opts.url === undefined) {
     if (fingerprint === undefined) throw new UsageError('--url: required (the metrics listener of a gateway, e.g. http://127.0.0.1:9464)', 2);
