@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | migration-guide | retire-check | brownout | replay`, and --version.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | migration-guide | retire-check | brownout | notices | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 // Exit codes, the same for every command (docs/cli.md: exit codes): 0 fine, 1 a problem found (a failed check,
 // replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
@@ -163,6 +163,21 @@ program
   .action(async (opts: { dryRun?: boolean; file?: string; url?: string; mappings?: string }) => {
     const { runBrownout } = await import('./commands/brownout.js');
     await runBrownout(opts);
+  });
+
+program
+  .command('notices')
+  .description('which notices to the integrations\' owners are due now (sunset-call, brownout-upcoming, quiet), as a gateway decides them, from INTEGRATIONS_FILE, BROWNOUTS_FILE, LEGACY_SUNSET and, with --url, a gateway\'s GET /usage; sends nothing (docs/usage.md)\n(exit 1 when the usage cannot be fetched; 2 on a bad option or file)')
+  .option('--dry-run', 'tell what would be sent (required: the gateway sends the notices itself)')
+  .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464 (or its /metrics or /usage URL)')
+  .option('--integrations <path>', 'the integrations file (default: INTEGRATIONS_FILE)')
+  .option('--brownouts <path>', 'the brownouts file (default: BROWNOUTS_FILE; unset: no window)')
+  .option('--quiet-days <days>', 'days without a call before the quiet notice (default: QUIET_DAYS, else 30)')
+  .option('--mappings <dir>', 'mappings directory, for the methods a window names (default: MAPPINGS_DIR or the shipped mappings/)')
+  .option('--json', 'print each notice as it would be sent (its notify URL without query or credentials, its body)')
+  .action(async (opts: { dryRun?: boolean; url?: string; integrations?: string; brownouts?: string; quietDays?: string; mappings?: string; json?: boolean }) => {
+    const { runNotices } = await import('./commands/notices.js');
+    await runNotices(opts);
   });
 
 registerReplayCommand(program);
