@@ -92,7 +92,7 @@ export function printSameBytesRatios(rows: Rows, node26: string | undefined): vo
 /**
  * The floor: the gateway with the cache off against the relay (bench/relay.ts), which sends v1's page on
  * unchanged, with no parse and no translation, under the same load (a new key per request). No target: the
- * relay's reply is v1's bytes, not the legacy reply (about twice as many at 1000 records), so it is no
+ * relay's reply is v1's bytes, not the legacy reply (1.4x as many with the bench's fake v1), so it is no
  * same-bytes baseline; the ratio is how much CPU per request the gateway spends above what any server between
  * the client and v1 spends. On Node 26 too, when the gateway's rows ran there (the relay runs on the bench's Node).
  */
