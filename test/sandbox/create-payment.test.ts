@@ -102,7 +102,7 @@ describe('POST /api/v1/payments', () => {
     });
     let settled = false;
     void reply.then(() => (settled = true), () => (settled = true));
-    await vi.waitFor(() => expect(state.payments).toHaveLength(before + 1), { timeout: 2000, interval: 5 });
+    await vi.waitFor(() => expect(state.payments).toHaveLength(before + 1), { timeout: 15_000, interval: 5 });
     expect(state.payments.at(-1)).toMatchObject({ client_id: 4, amount: 12.5, status: 'completed' });
     expect(settled).toBe(false);
     abort.abort();
@@ -135,7 +135,7 @@ describe('tok_timeout with a short hang, and close()', () => {
     });
     const outcome = held.then(() => 'answered', () => 'failed');
     await vi.waitFor(() => expect(running.state.payments.some((p) => p.amount === 5 && p.client_id === 1)).toBe(true), {
-      timeout: 2000,
+      timeout: 15_000,
       interval: 5,
     });
     await running.close();
