@@ -150,7 +150,8 @@ function errors(i: PageIntegration): string {
     const list = i.statuses.map(([s, n]) => `<code>${esc(s)}</code> ${n}`).join(', ');
     out.push(`<p><strong class="rate">Error rate: ${rate}</strong>${list === '' ? '' : `; statuses: ${list}`}</p>`);
   }
-  if (i.paymentCodes !== undefined) {
+  // No payment made (the report counts an empty `paymentCodes`): nothing to say of the codes.
+  if (i.paymentCodes !== undefined && i.paymentCodes.length > 0) {
     const other = i.paymentCodes.filter(([code]) => code !== '12');
     const added = i.paymentCodes.find(([code]) => code === '12')?.[1] ?? 0;
     const named = other.map(([code, n]) => `<li><code>${esc(code)}</code> ${esc(PAYMENT_NAMES.get(code) ?? 'not a legacy code')}: ${n}</li>`);

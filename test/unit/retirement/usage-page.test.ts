@@ -117,6 +117,15 @@ describe('renderUsagePage', () => {
     expect(guideFileNames([{ name: 'a b', fingerprint: 'f1' }, { name: 'a-b', fingerprint: 'f2' }])).toEqual(['a-b.html', 'a-b-f2.html']);
   });
 
+  it('says nothing of payment codes for an integration that made no payment, and rates an empty count as none', () => {
+    const readOnly = { ...report[0], statuses: {}, paymentCodes: {}, shapes: { 'client?email': 4 } };
+    const page = renderUsagePage([readOnly], {}, NOW);
+    expect(page).not.toContain('Payment codes');
+    expect(page).toContain('<strong class="rate">Error rate: no replies counted</strong>');
+    expect(page).toContain('<tr><td><code>client?email</code></td><td class="n">4</td></tr>');
+    expect(renderUsagePage([{ ...report[0], paymentCodes: { '12': 5 } }], {}, NOW)).toContain('<p>Payment codes: every payment answered 12 (5).</p>');
+  });
+
   it('says when the report counts no integration', () => {
     expect(renderUsagePage([], {}, NOW)).toContain('<p>No legacy calls counted.</p>');
   });
