@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | migration-guide | retire-check | brownout | notices | replay`, and --version.
+// The one entry point: `legacy-gateway serve | sandbox | coverage | openapi | routes | check | usage | migration-guide | payments | retire-check | brownout | notices | replay`, and --version.
 // Parses arguments only; each command's work lives in its own module, loaded when the command runs.
 // Exit codes, the same for every command (docs/cli.md: exit codes): 0 fine, 1 a problem found (a failed check,
 // replay differences, a listener that cannot be opened), 2 a usage or input error (unknown command or
@@ -141,6 +141,36 @@ program
     const { runMigrationGuide } = await import('./commands/migration-guide.js');
     await runMigrationGuide(opts);
   });
+
+program
+  .command('payments')
+  .description('payments whose outcome is unknown (the POST sent, its answer lost), from a gateway\'s metrics listener (METRICS_PORT): list them, or settle one by hand after looking at v1\'s payments list (docs/payments.md)\n(exit 1 when the gateway cannot be reached or refuses; 2 on a bad option)')
+  .addCommand(
+    new Command('unknown')
+      .exitOverride()
+      .showHelpAfterError()
+      .description('list the payments whose outcome is unknown: claim, when sent, age, amount, client, caller (API key fingerprint)')
+      .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464')
+      .option('--json', 'print the JSON reply')
+      .action(async (opts: { url?: string; json?: boolean }) => {
+        const { runPaymentsUnknown } = await import('./commands/payments.js');
+        await runPaymentsUnknown(opts);
+      }),
+  )
+  .addCommand(
+    new Command('settle')
+      .exitOverride()
+      .showHelpAfterError()
+      .description('settle one claim (as payments unknown lists it): --paid <v1 payment id> answers its repeats code 12 with that id; --not-paid releases it, so its next repeat pays')
+      .argument('<claim>', 'the claim, as payments unknown lists it')
+      .option('--paid <id>', 'v1\'s payments list holds it, with this id')
+      .option('--not-paid', 'v1\'s payments list does not hold it')
+      .option('--url <url>', 'the metrics listener, e.g. http://127.0.0.1:9464')
+      .action(async (claim: string, opts: { url?: string; paid?: string; notPaid?: boolean }) => {
+        const { runPaymentsSettle } = await import('./commands/payments.js');
+        await runPaymentsSettle(claim, opts);
+      }),
+  );
 
 program
   .command('retire-check')

@@ -27,6 +27,9 @@ import { refusedTheApiKey } from '../payment/contract.js';
 import type { ClaimStore } from '../payment/claims/claim-store.js';
 import { createMemoryClaimStore } from './state/claims/claims-memory.js';
 import { createPaymentClaims, DEFAULT_SETTLE_AFTER_S, type PaymentClaims } from '../payment/claims/payment-claims.js';
+import { systemClock, type Timers } from '../payment/claims/system-time.js';
+import { settleTerms } from '../payment/run-claimed-payment.js';
+import { startBackgroundSettler, type BackgroundSettler } from '../payment/settle/background-settler.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/caches/reply-cache.js';
 import { DEFAULT_ROSTER_CACHE_LIMITS, createRosterCache } from './state/caches/roster-cache.js';
 import { createRedisResponseStore } from './state/caches/response-store-redis.js';
@@ -45,7 +48,6 @@ import { httpDelivery, type DeliverNotice } from './notices/notice-delivery.js';
 import { createMemoryNoticeStore, type NoticeStore } from './notices/notice-store.js';
 import { createRedisNoticeStore } from './notices/notice-store-redis.js';
 import { calledEntries } from './notices/notice-schedule.js';
-import type { Timers } from '../payment/claims/system-time.js';
 import { countStep } from './steps/count.js';
 import { createShadowReads, type ShadowReads } from './shadow/shadow-reads.js';
 import type { ShadowDiffFile } from './shadow/diff-file.js';
@@ -60,7 +62,8 @@ import type { MappingReloads } from './reload/mapping-reload.js';
 import { usageStep } from './steps/usage.js';
 import { hardenTransport } from './upstream/hardened-transport.js';
 import { DEFAULT_CACHE_LIMITS } from './upstream/response-cache.js';
-import { V1Client } from './upstream/v1-client.js';
+import { V1Client, type V1Transport } from './upstream/v1-client.js';
+import { paymentsAdmin, type PaymentsAdmin } from './payments-admin.js';
 
 export interface GatewaySettings {
   upstreamUrl: string;
@@ -151,6 +154,8 @@ export interface Gateway {
   usage: UsageTracker;
   /** The notices' background loop (INTEGRATIONS_FILE with GATEWAY_SECRET); undefined: no notices. */
   notices: NoticeLoop | undefined;
+  /** The payments whose outcome is unknown, and an operator's decisions about them (the metrics listener). */
+  payments: PaymentsAdmin;
   /** The shadow comparisons (SHADOW_MAPPINGS_DIR); `shadow.replace(set)` swaps the candidate set. Undefined: off. */
   shadow: ShadowReads | undefined;
   /** Builds everything that depends on the mappings from `files` (the route table: every read route with its
@@ -216,6 +221,33 @@ function sharedState(parts: GatewayParts): SharedState | undefined {
   return { redis: parts.redis, prefix: parts.keyPrefix ?? 'lgw:', secret: parts.secret };
 }
 
+const settleAfterMs = (parts: GatewayParts): number => (parts.paymentSettleAfterS ?? DEFAULT_SETTLE_AFTER_S) * 1000;
+
+/** Timers that keep no process alive by themselves (a library's host exits when it is done). */
+const backgroundTimers: Timers = {
+  after(ms, run) {
+    const timer = setTimeout(run, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+/** The background settler: unknown outcomes settled when no one repeats them (src/payment/settle/), its
+ * v1 reads made with the key each payment was sent with (else UPSTREAM_API_KEY), the mapping in service's terms. */
+function backgroundSettler(parts: GatewayParts, claims: PaymentClaims, transport: V1Transport, payment: () => PaymentMapping, metrics: GatewayMetrics): BackgroundSettler {
+  const get = (apiKey: string | undefined) => async (path: string, query: Record<string, string>) =>
+    (await transport.getJson({ path, query, apiKey: apiKey ?? parts.settings.upstreamApiKey, requestId: `settle-${randomBytes(6).toString('hex')}`, cacheTtlMs: 0 })).body.take().value;
+  return startBackgroundSettler({
+    claims,
+    everyMs: Math.max(250, Math.min(5000, settleAfterMs(parts) / 2)),
+    now: parts.now ?? systemClock,
+    timers: backgroundTimers,
+    termsFor: (apiKey) => settleTerms(payment(), get(apiKey)),
+    onScan: (count, oldestAgeMs) => metrics.unknownPayments(count, oldestAgeMs / 1000),
+    onError: (err) => parts.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'payments whose outcome is unknown could not be listed or settled: tried again at the next scan'),
+  });
+}
+
 /** The payment claims: in the store the caller opened, or this process's own. */
 function paymentClaims(parts: GatewayParts, metrics: GatewayMetrics): PaymentClaims {
   if (parts.claims && parts.secret === undefined) throw new ConfigError(missingSecretWithRedis('set', undefined, { url: 'claims', secret: 'secret' }));
@@ -235,7 +267,11 @@ function paymentClaims(parts: GatewayParts, metrics: GatewayMetrics): PaymentCla
     logger: parts.logger,
     onEvent: (event, keyless) => metrics.idempotencyEvent(event, keyless ? 'keyless' : 'key'),
     releasesKey: refusedTheApiKey,
-    settle: { afterMs: (parts.paymentSettleAfterS ?? DEFAULT_SETTLE_AFTER_S) * 1000 },
+    settle: { afterMs: settleAfterMs(parts) },
+    onSettled: (result) => {
+      metrics.paymentSettled(result);
+      parts.logger.info({ settled: result }, "a payment whose outcome was unknown was settled from v1's payments list");
+    },
   });
 }
 
@@ -306,6 +342,27 @@ function watchRedis(redis: SharedRedis, metrics: GatewayMetrics): void {
   redis.onStateChange((up) => metrics.redisState(up));
 }
 
+/** The settlement of unknown payment outcomes: in the background, and by an operator (the metrics listener),
+ * on the payment mapping in service (followed across reloads). */
+function settlement(parts: GatewayParts, claims: PaymentClaims, transport: V1Transport, metrics: GatewayMetrics) {
+  let payment = parts.payment;
+  const settler = backgroundSettler(parts, claims, transport, () => payment, metrics);
+  const integrations = parts.integrations;
+  return {
+    follow: (files: MappingFiles) => void (payment = files.payment),
+    stop: () => settler.stop(),
+    admin: (usage: UsageTracker): PaymentsAdmin =>
+      paymentsAdmin({
+        claims,
+        payment: () => payment,
+        fingerprintOf: (apiKey) => usage.fingerprintOf(apiKey),
+        ...(integrations ? { integrationOf: (fingerprint: string) => integrations.byFingerprint(fingerprint)?.name } : {}),
+        logger: parts.logger,
+        now: parts.now ?? systemClock,
+      }),
+  };
+}
+
 export function createGateway(parts: GatewayParts): Gateway {
   const { settings, lifecycle } = parts;
   const metrics = parts.metrics ?? noMetrics;
@@ -323,6 +380,7 @@ export function createGateway(parts: GatewayParts): Gateway {
     ...(parts.now ? { now: parts.now } : {}),
   });
   const claims = paymentClaims(parts, metrics);
+  const settling = settlement(parts, claims, transport, metrics);
   if (parts.claims && parts.claimStoreUp) metrics.claimStore(parts.claimStoreUp);
   const shadow = parts.shadow && createShadowReads({ ...parts.shadow, metrics, accountTimezone: settings.accountTimezone, staticRecords: parts.staticRecords });
   const passthrough = createPassthrough({ upstreamUrl: settings.upstreamUrl, timeoutMs: settings.upstreamTimeoutMs, generations });
@@ -369,6 +427,7 @@ export function createGateway(parts: GatewayParts): Gateway {
   // mapping and caches, so a reload meanwhile changes nothing for it.
   const table: RouteTable = { lookup: (request) => served.table.lookup(request), routes: () => served.table.routes() };
   const usage = usageTracker(parts, shared);
+  const payments = settling.admin(usage);
   const notices = noticeLoop(parts, shared, usage, metrics);
   const handler = createGatewayRouter({ table, steps: orderedSteps(parts, metrics, usage, notices), fallbackApiKey: settings.upstreamApiKey });
   return {
@@ -376,11 +435,14 @@ export function createGateway(parts: GatewayParts): Gateway {
     table,
     usage,
     notices,
+    payments,
     shadow,
     reload(files) {
       served = { table: build(files), mappings: files.mappings.size };
+      settling.follow(files);
     },
     async close() {
+      await settling.stop();
       // First: its last round may still read the usage counts, and it tells the store its last refusals.
       await notices?.close();
       await shadow?.close();

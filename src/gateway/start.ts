@@ -219,10 +219,10 @@ function loadDirectory(config: GatewayConfig): IntegrationDirectory | undefined 
   return createIntegrationDirectory(loadIntegrations(config.integrationsFile).integrations);
 }
 
-async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, usage: Gateway['usage'], undo: () => Promise<void>): Promise<MetricsServer | undefined> {
+async function startMetrics(prometheus: PrometheusMetrics | undefined, config: GatewayConfig, gateway: Pick<Gateway, 'usage' | 'payments'>, undo: () => Promise<void>): Promise<MetricsServer | undefined> {
   if (!prometheus || config.metricsPort === undefined) return undefined;
   try {
-    return await startMetricsServer({ registry: prometheus.registry, host: config.host, port: config.metricsPort, usage });
+    return await startMetricsServer({ registry: prometheus.registry, host: config.host, port: config.metricsPort, usage: gateway.usage, payments: gateway.payments });
   } catch (err) {
     await undo();
     throw err;
@@ -291,7 +291,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     throw err;
   });
   const resources: Resources = { server, lifecycle, composed, recorder };
-  resources.metricsServer = await startMetrics(prometheus, config, gateway.usage, async () => {
+  resources.metricsServer = await startMetrics(prometheus, config, gateway, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await composed.close();
   });

@@ -3,11 +3,15 @@
 // connection, answer 500). A repeat of such a payment waits for a settle attempt: one record in the ledger
 // since the POST answers as paid (code 12, that record's id, Idempotent-Replayed); none, past
 // PAYMENT_SETTLE_AFTER_S and on a second read, answers "not paid" and releases the claim, so the next
-// repeat pays (once); two matching records stay unknown (Retry-After). Every test counts the payment POSTs
-// that reached v1.
+// repeat pays (once); two matching records stay unknown (Retry-After). Claims are also settled in the
+// background, with no repeat at all, and by an operator (`legacy-gateway payments unknown | settle`). Every
+// test counts the payment POSTs that reached v1.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
-import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
+import { metricSum, startGatewayProcess, until, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startLedgerUpstream, type LedgerUpstream } from '../helpers/ledger-upstream.js';
 
 const CALLER_KEY = 'caller-api-key-SETTLE-1';
@@ -136,5 +140,94 @@ describe('what cannot be settled stays unknown', () => {
     const later = await pay(payment('16.60'));
     expect(later.body).toEqual({ status: 'success', code: 12, response: `payment added (payment id ${v1.ledger.at(-1)!.id})` });
     expect(v1.posts()).toBe(1);
+  });
+});
+
+describe('settled in the background, with no repeat', () => {
+  it('a payment charged whose answer was lost is settled paid; a later repeat replays it without reading the list', async () => {
+    const settledBefore = await metricSum(gateway, 'legacy_gateway_payments_settled_total');
+    v1.next('charge-then-drop');
+    const first = await pay(payment('17.70'), { 'idempotency-key': 'order-background-1' });
+    expect(first.body.code).toBe(8);
+    const charged = v1.ledger.at(-1)!;
+    await until('the claim settled in the background', async () => (await metricSum(gateway, 'legacy_gateway_payments_settled_total')) > settledBefore);
+    const reads = v1.received.length;
+    const repeat = await pay(payment('17.70'), { 'idempotency-key': 'order-background-1' });
+    expect([repeat.status, repeat.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(repeat.body).toEqual({ status: 'success', code: 12, response: `payment added (payment id ${charged.id})` });
+    expect(v1.received.slice(reads).filter((r) => r.method === 'GET' && r.url.startsWith('/api/v1/payments'))).toEqual([]);
+    expect(v1.posts()).toBe(1);
+  });
+
+  it('what cannot be settled is counted as unknown, with the age of the oldest', async () => {
+    // The claim of 15.50 (two matching records) is still unknown.
+    await until('the unknown claims counted', async () => (await metricSum(gateway, 'legacy_gateway_payments_unknown')) >= 1);
+    expect(await metricSum(gateway, 'legacy_gateway_payments_unknown_oldest_age_seconds')).toBeGreaterThan(0);
+  });
+});
+
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli.js');
+
+/** `legacy-gateway payments ...` against the gateway's metrics listener: its exit code and output. */
+function payments(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const listener = new URL(gateway.metricsUrl!).origin;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, 'payments', ...args, '--url', listener], (error, out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, out, err }));
+  });
+}
+
+interface Row {
+  claim: string;
+  amount: string;
+  client: string;
+  caller: string;
+  ageSeconds: number;
+  state: string;
+}
+
+describe('legacy-gateway payments unknown | settle', () => {
+  it('lists the unknown payments (never a key or token), and settles one paid by hand: its repeat gets code 12', async () => {
+    v1.next('charge-twice-then-drop');
+    const first = await pay(payment('18.80'), { 'idempotency-key': 'order-operator-1' });
+    expect(first.body.code).toBe(8);
+    const [twin] = v1.ledger.slice(-2);
+    const listed = await payments('unknown', '--json');
+    expect(listed.code).toBe(0);
+    const rows = (JSON.parse(listed.out) as { payments: Row[] }).payments;
+    const row = rows.find((r) => r.amount === '18.8')!;
+    expect(row).toMatchObject({ client: '1', state: 'answered' });
+    expect(row.caller).toMatch(/^[0-9a-f]+$/);
+    const table = await payments('unknown');
+    expect(table.out).toContain(row.claim);
+    for (const text of [listed.out, table.out]) for (const secret of [CALLER_KEY, TOKEN, 'order-operator-1']) expect(text).not.toContain(secret);
+
+    const settled = await payments('settle', row.claim, '--paid', String(twin!.id));
+    expect([settled.code, settled.out]).toEqual([0, `${row.claim}: settled paid, payment id ${twin!.id}\n`]);
+    const repeat = await pay(payment('18.80'), { 'idempotency-key': 'order-operator-1' });
+    expect([repeat.status, repeat.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(repeat.body).toEqual({ status: 'success', code: 12, response: `payment added (payment id ${twin!.id})` });
+    expect(gateway.lines.some((l) => l.includes('settled by an operator') && l.includes('"level":40'))).toBe(true);
+    // Settled, it is no longer listed, and cannot be settled again.
+    expect((JSON.parse((await payments('unknown', '--json')).out) as { payments: Row[] }).payments.map((r) => r.claim)).not.toContain(row.claim);
+    const again = await payments('settle', row.claim, '--not-paid');
+    expect(again.code).toBe(1);
+    expect(again.err).toContain('not unknown');
+    expect(v1.posts()).toBe(1);
+  });
+
+  it('settles one not paid by hand: its next repeat pays, once', async () => {
+    v1.next('charge-twice-then-drop');
+    const first = await pay(payment('19.90'));
+    expect(first.body.code).toBe(8);
+    const row = (JSON.parse((await payments('unknown', '--json')).out) as { payments: Row[] }).payments.find((r) => r.amount === '19.9')!;
+    expect((await payments('settle', row.claim, '--not-paid')).code).toBe(0);
+    const next = await pay(payment('19.90'));
+    expect([next.body.code, next.headers.get('idempotent-replayed')]).toEqual([12, null]);
+    expect(v1.posts()).toBe(2);
+  });
+
+  it('refuses a decision that is not one: exit 2 before any call', async () => {
+    expect((await payments('settle', 'abc', '--paid', '5', '--not-paid')).code).toBe(2);
+    expect((await payments('settle', 'abc', '--paid', 'x')).code).toBe(2);
   });
 });

@@ -65,6 +65,10 @@ export interface GatewayMetrics {
    * each scrape. Called once. */
   claimStore(isUp: () => boolean): void;
   idempotencyEvent(event: IdempotencyEvent, claim: ClaimKind): void;
+  /** A payment whose outcome was unknown was settled from v1's payments list: paid, or not paid. */
+  paymentSettled(result: SettleResult): void;
+  /** The background settler's last scan: the claims whose outcome is still unknown, and the oldest's age. */
+  unknownPayments(count: number, oldestAgeSeconds: number): void;
   /** One shadow comparison of a read (SHADOW_MAPPINGS_DIR) ended so. */
   shadowRead(method: string, result: ShadowResult): void;
   /** A legacy call was refused by a brownout window (BROWNOUTS_FILE): the window's name, the call's legacy
@@ -75,6 +79,10 @@ export interface GatewayMetrics {
   /** A shadow comparison found `count` differences of this kind (the replay diff's kinds). */
   shadowDifference(method: string, kind: string, count: number): void;
 }
+
+/** How an unknown outcome was settled (the `result` label's values). */
+export const SETTLE_RESULTS = ['paid', 'not_paid'] as const;
+export type SettleResult = (typeof SETTLE_RESULTS)[number];
 
 export const noMetrics: GatewayMetrics = {
   requestStarted: () => undefined,
@@ -88,6 +96,8 @@ export const noMetrics: GatewayMetrics = {
   redisState: () => undefined,
   claimStore: () => undefined,
   idempotencyEvent: () => undefined,
+  paymentSettled: () => undefined,
+  unknownPayments: () => undefined,
   shadowRead: () => undefined,
   shadowDifference: () => undefined,
   brownoutRefusal: () => undefined,

@@ -4,7 +4,7 @@
 // Every label value is checked against a closed set here, whatever the caller passes: a label can never
 // carry an API key, a path or any other value taken from a request.
 import { readFileSync } from 'node:fs';
-import { MAPPING_RELOAD_RESULTS, NOTICE_EVENTS } from './gateway-metrics.js';
+import { MAPPING_RELOAD_RESULTS, NOTICE_EVENTS, SETTLE_RESULTS } from './gateway-metrics.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ALL_PAYMENT_CODES } from '../../payment/codes.js';
 import { DIFF_KINDS } from '../../json-diff/json-diff.js';
@@ -93,6 +93,39 @@ function sharedStateMetrics(registry: Registry, redis: boolean): Pick<GatewayMet
     },
     idempotencyEvent: (event: IdempotencyEvent, claim: ClaimKind) => {
       if ((IDEMPOTENCY_EVENTS as readonly string[]).includes(event) && CLAIM_KINDS.includes(claim)) idempotency.inc({ event, claim });
+    },
+  };
+}
+
+/** Unknown payment outcomes: settled by result (each at 0 from the start), and those still unknown with the
+ * oldest's age (from the background settler's last scan; 0 until it has scanned). */
+function settleMetrics(registry: Registry): Pick<GatewayMetrics, 'paymentSettled' | 'unknownPayments'> {
+  const settled = new Counter({
+    name: 'legacy_gateway_payments_settled_total',
+    help: "Payments whose outcome was unknown, settled from v1's payments list, by result: paid (one matching record), not_paid (none, past PAYMENT_SETTLE_AFTER_S).",
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  for (const result of SETTLE_RESULTS) settled.inc({ result }, 0);
+  const unknown = new Gauge({
+    name: 'legacy_gateway_payments_unknown',
+    help: 'Payment claims whose outcome is still unknown (the claims store, at the last scan of the background settler).',
+    registers: [registry],
+  });
+  const oldest = new Gauge({
+    name: 'legacy_gateway_payments_unknown_oldest_age_seconds',
+    help: 'How long ago the oldest payment whose outcome is still unknown was sent (0: none).',
+    registers: [registry],
+  });
+  unknown.set(0);
+  oldest.set(0);
+  return {
+    paymentSettled: (result) => {
+      if (SETTLE_RESULTS.includes(result)) settled.inc({ result });
+    },
+    unknownPayments: (count, oldestAgeSeconds) => {
+      unknown.set(Number.isFinite(count) && count >= 0 ? count : 0);
+      oldest.set(Number.isFinite(oldestAgeSeconds) && oldestAgeSeconds >= 0 ? oldestAgeSeconds : 0);
     },
   };
 }
@@ -292,6 +325,7 @@ export function createPrometheusMetrics(options: PrometheusOptions): PrometheusM
     ...mappingMetrics(registry, methods),
     paymentCompleted: (code) => payments.inc({ code: Number.isInteger(code) && code >= 0 && code <= 12 ? String(code) : 'other' }),
     ...sharedStateMetrics(registry, options.redis ?? false),
+    ...settleMetrics(registry),
     ...shadowMetrics(registry, methodLabel, legacyMethods),
     ...retirementMetrics(registry, methodLabel),
   };

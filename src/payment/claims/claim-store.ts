@@ -39,6 +39,15 @@ export interface LedgerTicket {
   unknown?: boolean;
   /** Past the settle window, when a read first found no match (a second read, later, settles "not paid"). */
   noneAt?: number;
+  /** The caller's API key sealed under the gateway's secret (claims/sealed-key.ts): the list is read with
+   * it when no caller is there to lend its own. Absent: the payment was sent without one. */
+  sealedKey?: string;
+}
+
+/** A claim whose outcome is unknown, as listUnknown gives it. */
+export interface UnknownClaim {
+  id: string;
+  record: ClaimRecord;
 }
 
 export interface ClaimRecord {
@@ -112,6 +121,10 @@ export interface ClaimStore {
    * `holder` holds it already; then it is `holder`'s until `now + ms`. One settlement at a time per claim,
    * on every replica. Throws ClaimStoreError. */
   settleLease(id: string, holder: string, ms: number, now: number): Promise<boolean>;
+  /** The live claims whose outcome is unknown at `now` (isUnknown: a ticket, and an unknown stored reply or
+   * an owner that stopped after sending), oldest `ticket.sentAt` first, at most `limit`. Any replica may
+   * list them; each is settled under its settle lease. Throws ClaimStoreError. */
+  listUnknown(now: number, limit: number): Promise<UnknownClaim[]>;
   /** Resolves when the claim under `id` may have changed, or after `ms` at the latest; never rejects. */
   changed(id: string, ms: number): Promise<void>;
   /** Frees the store's connections (the caller has stopped using it). */

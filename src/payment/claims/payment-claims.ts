@@ -20,8 +20,9 @@ import { randomBytes } from 'node:crypto';
 import type { LegacyPaymentReply } from '../contract.js';
 import type { Charge } from '../flow.js';
 import { ledgerTicket, type LedgerMark } from '../settle/ledger-ticket.js';
-import { settleClaim, type SettleAttempt, type SettleDeps, type SettleTerms } from '../settle/settle-claim.js';
-import { ClaimStoreError, isUnknown, type ClaimRecord, type ClaimStore, type LedgerTicket, type StoredPaymentReply } from './claim-store.js';
+import { settleByOperator, settleClaim, type OperatorDecision, type OperatorResult, type SettleAttempt, type SettleDeps, type SettleTerms } from '../settle/settle-claim.js';
+import { ClaimStoreError, isUnknown, type ClaimRecord, type ClaimStore, type LedgerTicket, type StoredPaymentReply, type UnknownClaim } from './claim-store.js';
+import { keySeal, type KeySeal } from './sealed-key.js';
 import { idempotencyDigest, type IdempotencyDigest } from './idempotency-digest.js';
 import { IDEMPOTENCY_TTL_MS, storedReply, type IdempotencyEvent, type UnavailableReason } from './idempotency.js';
 import { pause, systemClock, systemTimers, type Clock, type Timers } from './system-time.js';
@@ -117,8 +118,16 @@ export interface PaymentClaims {
   /** Runs `pay` at most once per claim; every repeat gets the first call's reply, or is told why not.
    * `terms`: how this call reads v1's payments list and words its replies, to settle an unknown outcome. */
   run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>, terms?: SettleTerms): Promise<ClaimOutcome>;
-  /** One settle attempt of the claim under `id` (the background settler and the operator's commands). */
-  settle(id: string, terms: SettleTerms): Promise<SettleAttempt>;
+  /** One settle attempt of the claim under `id` (the background settler), with the terms for the API key
+   * its payment was sent with (opened from its ticket; undefined: it was sent without one). */
+  settle(id: string, termsFor: (apiKey: string | undefined) => SettleTerms | undefined): Promise<SettleAttempt>;
+  /** The claims whose outcome is unknown now, oldest first (the store's listUnknown). */
+  listUnknown(limit: number): Promise<UnknownClaim[]>;
+  /** The API key a claim's payment was sent with, opened from its ticket (for the caller's fingerprint; never
+   * to be shown or logged). */
+  apiKeyOf(record: ClaimRecord): string | undefined;
+  /** Settles a claim as an operator decided (the outcome counted like a settlement's). */
+  settleByHand(id: string, decision: OperatorDecision, terms: Pick<SettleTerms, 'paidReply' | 'notPaidReply'>): Promise<OperatorResult>;
   /** After the last request: waits until the replies of the payments run here are stored. */
   close(): Promise<void>;
 }
@@ -231,12 +240,14 @@ class Claims implements PaymentClaims {
   /** The replies still being stored, awaited by close(). */
   private readonly storing = new Set<Promise<unknown>>();
   private readonly settleDeps: SettleDeps | undefined;
+  private readonly seal: KeySeal;
 
   constructor(private readonly options: PaymentClaimsOptions) {
     this.digest = idempotencyDigest(options.secret);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.now = options.now ?? systemClock;
     this.timers = options.timers ?? systemTimers;
+    this.seal = keySeal(options.secret);
     const { settle } = options;
     this.settleDeps =
       settle === undefined
@@ -252,11 +263,36 @@ class Claims implements PaymentClaims {
           };
   }
 
-  async settle(id: string, terms: SettleTerms): Promise<SettleAttempt> {
-    if (this.settleDeps === undefined) return { kind: 'unknown', nextAt: Number.POSITIVE_INFINITY, why: 'no-ticket' };
+  async listUnknown(limit: number): Promise<UnknownClaim[]> {
+    return this.options.store.listUnknown(this.now(), limit);
+  }
+
+  apiKeyOf(record: ClaimRecord): string | undefined {
+    const sealed = record.ticket?.sealedKey;
+    return sealed === undefined ? undefined : this.seal.open(sealed);
+  }
+
+  async settleByHand(id: string, decision: OperatorDecision, terms: Pick<SettleTerms, 'paidReply' | 'notPaidReply'>): Promise<OperatorResult> {
+    if (this.settleDeps === undefined) return 'not-unknown';
+    const record = await this.options.store.read(id);
+    const result = await settleByOperator({ ...this.settleDeps, holder: `${this.settleDeps.holder}-operator` }, id, record, decision, terms);
+    if (result === 'settled') this.options.onSettled?.(decision.kind === 'paid' ? 'paid' : 'not_paid');
+    return result;
+  }
+
+  async settle(id: string, termsFor: (apiKey: string | undefined) => SettleTerms | undefined): Promise<SettleAttempt> {
+    const never = { kind: 'unknown', nextAt: Number.POSITIVE_INFINITY, why: 'no-ticket' } as const;
+    if (this.settleDeps === undefined) return never;
     const record = await this.options.store.read(id);
     if (record === undefined) return { kind: 'changed' };
-    const attempt = await settleClaim(this.settleDeps, id, record, terms);
+    const sealed = record.ticket?.sealedKey;
+    const apiKey = sealed === undefined ? undefined : this.seal.open(sealed);
+    // A key sealed under another secret cannot be read back: the list is not read with another key.
+    if (sealed !== undefined && apiKey === undefined) return never;
+    const terms = termsFor(apiKey);
+    if (terms === undefined) return never;
+    // Its own lease holder: a repeat settling the claim in this process meanwhile is not doubled.
+    const attempt = await settleClaim({ ...this.settleDeps, holder: `${this.settleDeps.holder}-background` }, id, record, terms);
     if (attempt.kind === 'paid') this.options.onSettled?.('paid');
     if (attempt.kind === 'not-paid') this.options.onSettled?.('not_paid');
     return attempt;
@@ -302,7 +338,7 @@ class Claims implements PaymentClaims {
       }
       if (taken) {
         emit('claimed');
-        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, this.timers, ttlMs), keyless, pay, terms);
+        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, this.timers, ttlMs), keyless, pay, terms, call.apiKey);
       }
       const outcome = await this.follow(id, existing, fingerprint, emit, refuse, terms);
       if (outcome !== undefined) return outcome;
@@ -314,11 +350,18 @@ class Claims implements PaymentClaims {
     await Promise.allSettled([...this.storing]);
   }
 
-  private async own(claim: OwnedClaim, keyless: boolean, pay: (gate: SendGate) => Promise<PaidReply>, terms: SettleTerms | undefined): Promise<ClaimOutcome> {
+  private async own(
+    claim: OwnedClaim,
+    keyless: boolean,
+    pay: (gate: SendGate) => Promise<PaidReply>,
+    terms: SettleTerms | undefined,
+    apiKey: string | undefined,
+  ): Promise<ClaimOutcome> {
     claim.keepLease();
     const settles = terms !== undefined && this.settleDeps !== undefined;
+    const sealed = apiKey === undefined ? {} : { sealedKey: this.seal.seal(apiKey) };
     const ticket = (mark: LedgerMark | undefined) =>
-      settles && mark !== undefined ? (sentAt: number) => ledgerTicket(terms.settle, mark, sentAt, this.settleDeps!.digest) : undefined;
+      settles && mark !== undefined ? (sentAt: number) => ({ ...ledgerTicket(terms.settle, mark, sentAt, this.settleDeps!.digest), ...sealed }) : undefined;
     let paid: PaidReply;
     try {
       paid = await pay({ beforeSend: (mark) => claim.moveToSent(ticket(mark)), settles });
@@ -453,6 +496,10 @@ class Claims implements PaymentClaims {
         continue;
       }
       const t = this.now();
+      if (tried && record.phase === 'answered' && !record.replays && record.ticket?.unknown === false && record.reply !== undefined) {
+        // Settled "not paid" (here or elsewhere) while this repeat waited for its settlement: told so.
+        return { kind: 'not-paid', reply: record.reply };
+      }
       if (record.phase === 'answered') {
         // A call that waited for this answer gets it, even when the claim is released for later calls.
         if (!(record.replays || waited) || record.reply === undefined) return undefined;

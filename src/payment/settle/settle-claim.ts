@@ -73,12 +73,37 @@ async function judge(deps: SettleDeps, id: string, record: ClaimRecord, ticket: 
   }
 }
 
-export async function settleClaim(deps: SettleDeps, id: string, record: ClaimRecord, terms: SettleTerms): Promise<SettleAttempt> {
+/** The claim as it stands once this holder has its settle lease (undefined: the lease is another's, or the
+ * claim is no longer unknown); the lease is given back by `release`. */
+async function underLease(deps: SettleDeps, id: string, at: number): Promise<ClaimRecord | 'leased' | undefined> {
+  if (!(await deps.store.settleLease(id, deps.holder, deps.leaseMs, at))) return 'leased';
+  const current = await deps.store.read(id);
+  return current !== undefined && isUnknown(current, deps.now()) ? current : undefined;
+}
+
+/** Gives the settle lease back at once (a lease of no time), so the next attempt (any replica's, an
+ * operator's) need not wait for it to run out. */
+const release = (deps: SettleDeps, id: string): Promise<unknown> => deps.store.settleLease(id, deps.holder, 0, deps.now()).catch(() => false);
+
+export async function settleClaim(deps: SettleDeps, id: string, seen: ClaimRecord, terms: SettleTerms): Promise<SettleAttempt> {
   const started = deps.now();
-  const ticket = record.ticket;
-  if (!isUnknown(record, started)) return { kind: 'changed' };
-  if (ticket === undefined) return { kind: 'unknown', nextAt: Number.POSITIVE_INFINITY, why: 'no-ticket' };
-  if (!(await deps.store.settleLease(id, deps.holder, deps.leaseMs, started))) return { kind: 'unknown', nextAt: started + LEASED_RETRY_MS, why: 'leased' };
+  if (!isUnknown(seen, started)) return { kind: 'changed' };
+  if (seen.ticket === undefined) return { kind: 'unknown', nextAt: Number.POSITIVE_INFINITY, why: 'no-ticket' };
+  const held = await underLease(deps, id, started);
+  if (held === 'leased') return { kind: 'unknown', nextAt: started + LEASED_RETRY_MS, why: 'leased' };
+  if (held === undefined) {
+    await release(deps, id);
+    return { kind: 'changed' };
+  }
+  try {
+    return await attempt(deps, id, held, started, terms);
+  } finally {
+    await release(deps, id);
+  }
+}
+
+async function attempt(deps: SettleDeps, id: string, record: ClaimRecord, started: number, terms: SettleTerms): Promise<SettleAttempt> {
+  const ticket = record.ticket!;
   const verdict = await judge(deps, id, record, ticket, terms);
   const now = deps.now();
   // The reads outlasted the lease: another attempt may have begun; this one writes nothing.
@@ -103,4 +128,51 @@ export async function settleClaim(deps: SettleDeps, id: string, record: ClaimRec
     case 'unknown':
       return step;
   }
+}
+
+/** An operator's decision about a claim whose outcome is unknown, after looking at v1's payments list. */
+export type OperatorDecision = { kind: 'paid'; paymentId: number } | { kind: 'not-paid' };
+
+/** What became of an operator's decision: `settled`, or refused: the claim is not unknown (gone, settled,
+ * in flight), the payment id is another claim's answer, or a settle attempt holds the claim now. */
+export type OperatorResult = 'settled' | 'not-unknown' | 'id-taken' | 'busy';
+
+/** Settles a claim as an operator decided (legacy-gateway payments settle): the same writes a settlement
+ * makes, under the claim's settle lease, the payment id reserved. */
+export async function settleByOperator(
+  deps: SettleDeps,
+  id: string,
+  seen: ClaimRecord | undefined,
+  decision: OperatorDecision,
+  terms: Pick<SettleTerms, 'paidReply' | 'notPaidReply'>,
+): Promise<OperatorResult> {
+  const now = deps.now();
+  if (seen === undefined || !isUnknown(seen, now)) return 'not-unknown';
+  const held = await underLease(deps, id, now);
+  if (held === 'leased') return 'busy';
+  try {
+    return held === undefined ? 'not-unknown' : await decide(deps, id, held, decision, terms, now);
+  } finally {
+    await release(deps, id);
+  }
+}
+
+async function decide(
+  deps: SettleDeps,
+  id: string,
+  record: ClaimRecord,
+  decision: OperatorDecision,
+  terms: Pick<SettleTerms, 'paidReply' | 'notPaidReply'>,
+  now: number,
+): Promise<OperatorResult> {
+  const ticket = { ...record.ticket!, unknown: false };
+  if (decision.kind === 'paid') {
+    const reservation: ClaimRecord = { phase: 'answered', fingerprint: id, caller: record.caller, owner: 'ledger', leaseUntil: 0, replays: true };
+    const held = await deps.store.claim(deps.ledgerId(decision.paymentId), reservation, IDEMPOTENCY_TTL_MS, now);
+    if (!held.taken && held.existing.fingerprint !== id) return 'id-taken';
+    const kept = await deps.store.update(id, { ...record, phase: 'answered', reply: storedReply(terms.paidReply(decision.paymentId)), replays: true, ticket }, { durable: true });
+    return kept ? 'settled' : 'not-unknown';
+  }
+  const kept = await deps.store.update(id, { ...record, phase: 'answered', reply: storedReply(terms.notPaidReply()), replays: false, ticket }, { durable: true });
+  return kept ? 'settled' : 'not-unknown';
 }

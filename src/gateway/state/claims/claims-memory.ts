@@ -5,7 +5,7 @@
 // refused (`full`) before any v1 call, while every stored claim still answers. A bound per API key keeps
 // one caller from filling the store for the others. Every write wakes the repeats waiting on its claim.
 import { ClaimWaiters } from '../../../payment/claims/claim-waiters.js';
-import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
+import { ClaimStoreError, isOpen, isUnknown, type ClaimRecord, type ClaimResult, type ClaimStore, type UnknownClaim } from '../../../payment/claims/claim-store.js';
 
 /** At most this many unexpired claims (each holds one legacy reply, about half a kilobyte). */
 export const DEFAULT_MAX_ENTRIES = 100_000;
@@ -79,6 +79,12 @@ class MemoryClaims implements ClaimStore {
     if (lease !== undefined && lease.holder !== holder) return false;
     this.leases.set(id, { holder, until: now + ms });
     return true;
+  }
+
+  async listUnknown(now: number, limit: number): Promise<UnknownClaim[]> {
+    const found: UnknownClaim[] = [];
+    for (const [id, entry] of this.entries) if (!expired(entry, this.now()) && isUnknown(entry.record, now)) found.push({ id, record: { ...entry.record } });
+    return found.sort((a, b) => a.record.ticket!.sentAt - b.record.ticket!.sentAt).slice(0, limit);
   }
 
   changed(id: string, ms: number): Promise<void> {

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS ${CLAIMS_TABLE} (
   settle_until bigint
 );
 CREATE INDEX IF NOT EXISTS ${CLAIMS_TABLE}_expires_at ON ${CLAIMS_TABLE} (expires_at);
+CREATE INDEX IF NOT EXISTS ${CLAIMS_TABLE}_ticket ON ${CLAIMS_TABLE} (phase) WHERE ticket IS NOT NULL;
 COMMIT;`;
 
 /** A table made by an earlier version gains the settlement's columns (its ticket, its settle lease). */
@@ -33,6 +34,7 @@ export const SETTLE_COLUMNS = `
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtext('${CLAIMS_TABLE}'));
 ALTER TABLE ${CLAIMS_TABLE} ADD COLUMN IF NOT EXISTS ticket jsonb, ADD COLUMN IF NOT EXISTS settle_by text, ADD COLUMN IF NOT EXISTS settle_until bigint;
+CREATE INDEX IF NOT EXISTS ${CLAIMS_TABLE}_ticket ON ${CLAIMS_TABLE} (phase) WHERE ticket IS NOT NULL;
 COMMIT;`;
 
 /** Whether the table has the settlement's columns. */
@@ -54,6 +56,13 @@ WHERE c.expires_at <= $10::bigint
 RETURNING c.id`;
 
 export const READ = `SELECT ${COLUMNS} FROM ${CLAIMS_TABLE} WHERE id = $1 AND expires_at > $2::bigint`;
+
+/** The claims whose outcome is unknown at $1 (isUnknown, in SQL), oldest sent first, at most $2. */
+export const LIST_UNKNOWN = `
+SELECT id, ${COLUMNS} FROM ${CLAIMS_TABLE}
+WHERE ticket IS NOT NULL AND expires_at > $1::bigint
+  AND ((phase = 'answered' AND replays AND ticket->>'unknown' = 'true') OR (phase = 'sent' AND lease_until <= $1::bigint))
+ORDER BY (ticket->>'sentAt')::bigint LIMIT $2`;
 
 export const UPDATE = `
 UPDATE ${CLAIMS_TABLE} SET

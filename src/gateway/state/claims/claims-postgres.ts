@@ -26,11 +26,12 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { AcceptedRisk } from '../../config.js';
-import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
+import { ClaimStoreError, isOpen, type ClaimRecord, type ClaimResult, type ClaimStore, type UnknownClaim } from '../../../payment/claims/claim-store.js';
 import {
   CLAIM,
   CLAIMS_TABLE,
   HAS_SETTLE_COLUMNS,
+  LIST_UNKNOWN,
   READ,
   SCHEMA,
   SETTLE_COLUMNS,
@@ -267,6 +268,11 @@ class Store implements PostgresClaimStore {
   async read(id: string): Promise<ClaimRecord | undefined> {
     const { rows } = await this.call((q) => q(READ, [id, Date.now()]));
     return rows[0] && recordOf(rows[0]);
+  }
+
+  async listUnknown(now: number, limit: number): Promise<UnknownClaim[]> {
+    const { rows } = await this.call((q) => q(LIST_UNKNOWN, [wholeMs('now', now), Math.max(1, Math.floor(limit))]));
+    return rows.map((row) => ({ id: (row as Row & { id: string }).id, record: recordOf(row) }));
   }
 
   async settleLease(id: string, holder: string, ms: number, now: number): Promise<boolean> {

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AcceptedRisk } from '../../config.js';
 import { ClaimWaiters } from '../../../payment/claims/claim-waiters.js';
-import { ClaimStoreError, type ClaimRecord, type ClaimResult, type ClaimStore } from '../../../payment/claims/claim-store.js';
+import { ClaimStoreError, isUnknown, type ClaimRecord, type ClaimResult, type ClaimStore, type UnknownClaim } from '../../../payment/claims/claim-store.js';
 import { IDEMPOTENCY_TTL_MS } from '../../../payment/claims/idempotency.js';
 import type { ClaimsRedis } from '../shared-redis.js';
 
@@ -58,9 +58,22 @@ const LOST: DurabilityProblem = { risk: 'lost-claims', detail: 'Redis lost the p
 const UNACKNOWLEDGED = 'Redis replicas did not acknowledge the payment claim, so a failover could lose it';
 const UNREACHABLE = new ClaimStoreError('unreachable', 'the payment claims store (Redis) cannot be reached');
 
-// KEYS: claim, epoch. ARGV: record, ttl ms, now, expected epoch. An answered record (a reply stored again
-// after its claim vanished) starts no payment, so it is written whatever the epoch.
-const CLAIM_SCRIPT = `
+// The claims that may be unknown are kept in a sorted set, <prefix>claims:unknown (score: the ticket's
+// sentAt), by the scripts that write them: a claim with a ticket that is `sent`, or answered with an unknown
+// outcome; listUnknown reads it, drops what expired, and keeps what is unknown at that moment.
+const INDEX_UNKNOWN = `
+local function index(record, id)
+  local t = record.ticket
+  if type(t) == 'table' and (record.phase == 'sent' or (record.phase == 'answered' and record.replays and t.unknown == true)) then
+    redis.call('ZADD', KEYS[#KEYS], t.sentAt, id)
+  else
+    redis.call('ZREM', KEYS[#KEYS], id)
+  end
+end`;
+
+// KEYS: claim, epoch, the unknown index. ARGV: record, ttl ms, now, expected epoch, id. An answered record (a
+// reply stored again after its claim vanished) starts no payment, so it is written whatever the epoch.
+const CLAIM_SCRIPT = `${INDEX_UNKNOWN}
 local record = cjson.decode(ARGV[1])
 if record.phase ~= 'answered' and redis.call('GET', KEYS[2]) ~= ARGV[4] then return {'epoch'} end
 local current = redis.call('GET', KEYS[1])
@@ -70,15 +83,34 @@ if current then
   if not open then return {'held', current} end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+index(record, ARGV[5])
 return {'taken'}`;
 
-// KEYS: claim. ARGV: record, owner, ttl ms ('' keeps the claim's). Only the claim's owner moves it on.
-const UPDATE_SCRIPT = `
+// KEYS: claim, the unknown index. ARGV: record, owner, ttl ms ('' keeps the claim's), id. Only the claim's
+// owner moves it on.
+const UPDATE_SCRIPT = `${INDEX_UNKNOWN}
 local current = redis.call('GET', KEYS[1])
 if not current then return 'gone' end
 if cjson.decode(current).owner ~= ARGV[2] then return 'other' end
 if ARGV[3] == '' then redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) end
+index(cjson.decode(ARGV[1]), ARGV[4])
 return 'ok'`;
+
+// KEYS: the unknown index. ARGV: the claims' key prefix, how many. The indexed claims, oldest first, as
+// {id, record} pairs; an id whose claim expired leaves the index.
+const LIST_UNKNOWN_SCRIPT = `
+local out = {}
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+for _, id in ipairs(ids) do
+  local raw = redis.call('GET', ARGV[1] .. id)
+  if raw then
+    table.insert(out, id)
+    table.insert(out, raw)
+  else
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+return out`;
 
 // KEYS: the claim's settle lease. ARGV: holder, ms. Taken when free (or run out: PX) or held by the holder.
 const SETTLE_LEASE_SCRIPT = `
@@ -111,7 +143,7 @@ const isOutOfMemory = (err: unknown): boolean => err instanceof Error && /^OOM\b
 class RedisClaims implements RedisClaimStore {
   readonly checked: Promise<void>;
   private readonly redis: ClaimsRedis;
-  private readonly keys: { epoch: string; lost: string; channel: string };
+  private readonly keys: { epoch: string; lost: string; channel: string; unknown: string };
   private readonly accepted: ReadonlySet<AcceptedRisk>;
   private aof: boolean | undefined;
   private replicas = 0;
@@ -125,7 +157,7 @@ class RedisClaims implements RedisClaimStore {
   constructor(private readonly options: RedisClaimStoreOptions) {
     this.redis = options.redis;
     this.accepted = new Set(options.acceptedRisks);
-    this.keys = { epoch: `${options.prefix}claims:epoch`, lost: `${options.prefix}claims:lost`, channel: `${options.prefix}claims:changed` };
+    this.keys = { epoch: `${options.prefix}claims:epoch`, lost: `${options.prefix}claims:lost`, channel: `${options.prefix}claims:changed`, unknown: `${options.prefix}claims:unknown` };
     this.redis.onStateChange((up) => {
       if (!up) return;
       this.subscribe();
@@ -211,7 +243,7 @@ class RedisClaims implements RedisClaimStore {
     if (record.phase !== 'answered') await this.trusted();
     let reply: unknown;
     try {
-      reply = await this.redis.evalScript(CLAIM_SCRIPT, [this.key(id), this.keys.epoch], [JSON.stringify(record), String(Math.max(1, Math.round(ttlMs))), String(now), this.epoch ?? '']);
+      reply = await this.redis.evalScript(CLAIM_SCRIPT, [this.key(id), this.keys.epoch, this.keys.unknown], [JSON.stringify(record), String(Math.max(1, Math.round(ttlMs))), String(now), this.epoch ?? '', id]);
     } catch (err) {
       throw this.fault(err);
     }
@@ -230,7 +262,7 @@ class RedisClaims implements RedisClaimStore {
     let verdict: unknown;
     try {
       const ttl = options.ttlMs === undefined ? '' : String(Math.max(1, Math.round(options.ttlMs)));
-      verdict = await this.redis.evalScript(UPDATE_SCRIPT, [this.key(id)], [JSON.stringify(record), record.owner, ttl]);
+      verdict = await this.redis.evalScript(UPDATE_SCRIPT, [this.key(id), this.keys.unknown], [JSON.stringify(record), record.owner, ttl, id]);
     } catch (err) {
       throw this.fault(err);
     }
@@ -265,6 +297,23 @@ class RedisClaims implements RedisClaimStore {
     } catch (err) {
       throw this.fault(err);
     }
+  }
+
+  async listUnknown(now: number, limit: number): Promise<UnknownClaim[]> {
+    let reply: unknown;
+    try {
+      // Claims still in flight are indexed too: read more than asked, keep the unknown ones.
+      reply = await this.redis.evalScript(LIST_UNKNOWN_SCRIPT, [this.keys.unknown], [`${this.options.prefix}claim:`, String(Math.max(1, limit) * 4)]);
+    } catch (err) {
+      throw this.fault(err);
+    }
+    const flat = (Array.isArray(reply) ? reply : []) as string[];
+    const found: UnknownClaim[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const record = parseRecord(flat[i + 1]!);
+      if (record !== undefined && isUnknown(record, now)) found.push({ id: flat[i]!, record });
+    }
+    return found.slice(0, limit);
   }
 
   async read(id: string): Promise<ClaimRecord | undefined> {

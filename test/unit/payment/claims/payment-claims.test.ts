@@ -21,6 +21,7 @@ function recorded(store: ClaimStore) {
     update: (id, record, options) => (writes.push({ op: 'update', id, record }), store.update(id, record, options)),
     read: (id) => store.read(id),
     settleLease: (...a) => store.settleLease(...a),
+    listUnknown: (...a) => store.listUnknown(...a),
     changed: (id, ms) => store.changed(id, ms),
     close: () => store.close(),
   };
@@ -327,6 +328,7 @@ describe('a store that cannot keep a claim', () => {
       update: (...a) => inner.update(...a),
       read: (id) => inner.read(id),
       settleLease: (...a) => inner.settleLease(...a),
+      listUnknown: (...a) => inner.listUnknown(...a),
       changed: (id, ms) => inner.changed(id, ms),
       close: () => inner.close(),
     };

@@ -237,8 +237,29 @@ describe('claims against a running PostgreSQL', () => {
         replays: true,
         reply: { httpStatus: 200, headers: Object.entries(REPLY.headers), body: REPLY.body },
         expires_at: String(now + 86_400_000),
+        ticket: null,
+        settle_by: null,
+        settle_until: null,
       },
     ]);
+  });
+
+  it('keeps a ticket, lists the claims whose outcome is unknown, and gives one settle lease at a time', async () => {
+    const now = Date.now();
+    const sent = { sentAt: now - 5000, afterId: 3, filters: { client_id: '1' }, match: { amount: 'h' }, client: '1', amount: '5' };
+    const ticket = { ...sent, unknown: true };
+    const unknown = newId();
+    const inFlight = newId();
+    await store.claim(unknown, answered(true, { ticket }), 60_000, now);
+    await store.claim(inFlight, { ...claimed(), phase: 'sent', leaseUntil: now + 60_000, ticket: sent }, 60_000, now);
+    expect((await store.read(unknown))?.ticket).toStrictEqual(ticket);
+    const listed = await store.listUnknown(now, 100);
+    expect(listed.map((c) => c.id)).toContain(unknown);
+    expect(listed.map((c) => c.id)).not.toContain(inFlight);
+    expect(await store.settleLease(unknown, 'r1', 10_000, now)).toBe(true);
+    expect(await store.settleLease(unknown, 'r2', 10_000, now)).toBe(false);
+    expect(await store.settleLease(unknown, 'r1', 10_000, now)).toBe(true);
+    expect(await store.settleLease(unknown, 'r2', 10_000, now + 10_000)).toBe(true);
   });
 
   it('resolves changed() after the time asked for, or after 200 ms at most, and never rejects', async () => {
@@ -298,10 +319,14 @@ describe('the table', () => {
       { column_name: 'replays', data_type: 'boolean', is_nullable: 'NO' },
       { column_name: 'reply', data_type: 'jsonb', is_nullable: 'YES' },
       { column_name: 'expires_at', data_type: 'bigint', is_nullable: 'NO' },
+      { column_name: 'ticket', data_type: 'jsonb', is_nullable: 'YES' },
+      { column_name: 'settle_by', data_type: 'text', is_nullable: 'YES' },
+      { column_name: 'settle_until', data_type: 'bigint', is_nullable: 'YES' },
     ]);
     expect(await sql(url, 'SELECT indexdef FROM pg_indexes WHERE tablename = $1 ORDER BY indexname', [CLAIMS_TABLE])).toStrictEqual([
       { indexdef: `CREATE INDEX ${CLAIMS_TABLE}_expires_at ON public.${CLAIMS_TABLE} USING btree (expires_at)` },
       { indexdef: `CREATE UNIQUE INDEX ${CLAIMS_TABLE}_pkey ON public.${CLAIMS_TABLE} USING btree (id)` },
+      { indexdef: `CREATE INDEX ${CLAIMS_TABLE}_ticket ON public.${CLAIMS_TABLE} USING btree (phase) WHERE (ticket IS NOT NULL)` },
     ]);
     const bad = await sql(url, `INSERT INTO ${CLAIMS_TABLE} VALUES ('x', 'c', 'f', 'o', 'paid', 0, false, NULL, 0)`).catch((e: unknown) => e);
     expect((bad as { code?: string }).code).toBe('23514');

@@ -134,6 +134,20 @@ describe('one Redis with its append-only file', () => {
     expect(p.runs()).toBe(1);
   });
 
+  it('lists the claims whose outcome is unknown (any replica), drops them once settled, one settle lease at a time', async () => {
+    const [a, b] = await replicas(redis.url, 2);
+    const now = Date.now();
+    const ticket = { sentAt: now - 5000, afterId: 3, filters: { client_id: '1' }, match: { amount: 'h' }, client: '1', amount: '5', unknown: true };
+    const record = { phase: 'answered' as const, fingerprint: 'f', caller: 'c', owner: 'run-a', leaseUntil: 0, replays: true, reply: reply(8, 'unknown', 502), ticket };
+    await a!.store.claim('unknown-1', record, 60_000, now);
+    await a!.store.claim('in-flight', { ...record, phase: 'sent', leaseUntil: now + 60_000, ticket: { ...ticket, unknown: false } }, 60_000, now);
+    expect((await b!.store.listUnknown(now, 10)).map((c) => c.id)).toEqual(['unknown-1']);
+    expect(await a!.store.settleLease('unknown-1', 'r1', 10_000, now)).toBe(true);
+    expect(await b!.store.settleLease('unknown-1', 'r2', 10_000, now)).toBe(false);
+    expect(await a!.store.update('unknown-1', { ...record, reply: reply(12, 'payment added (payment id 9)'), ticket: { ...ticket, unknown: false } })).toBe(true);
+    expect(await b!.store.listUnknown(now, 10)).toEqual([]);
+  });
+
   it('keeps HMACs only: no API key, Idempotency-Key or field in Redis', async () => {
     const [a] = await replicas(redis.url, 1);
     await answered(await a!.claims.run(keyed('order-secret-77'), payment().pay));

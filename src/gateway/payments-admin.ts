@@ -1,0 +1,74 @@
+// The payments whose outcome is unknown, for an operator (GET /payments/unknown and POST /payments/settle on
+// the metrics listener; `legacy-gateway payments unknown | settle`): each claim's time, amount, client and
+// caller (the API key's fingerprint, as GET /usage names it, and its integration), never an
+// Idempotency-Key, an API key or a card token; and an operator's decision written to a claim, logged at warn.
+import type { Logger } from 'pino';
+import type { PaymentClaims } from '../payment/claims/payment-claims.js';
+import type { Clock } from '../payment/claims/system-time.js';
+import type { PaymentMapping } from '../payment/payment-mapping.js';
+import { settleTerms } from '../payment/run-claimed-payment.js';
+import type { OperatorDecision, OperatorResult } from '../payment/settle/settle-claim.js';
+
+/** One claim whose outcome is unknown, as an operator sees it. */
+export interface UnknownPaymentRow {
+  /** The claim's id in the store (an HMAC): what `payments settle` names. */
+  claim: string;
+  /** When its POST was sent (ISO 8601). */
+  sent: string;
+  ageSeconds: number;
+  amount: string;
+  client: string;
+  /** The API key's fingerprint (GET /usage's), and its integration's name when INTEGRATIONS_FILE gives one. */
+  caller: string;
+  integration: string | null;
+  /** `answered`: its first call was answered code 8, outcome unknown; `stopped`: its replica stopped after sending. */
+  state: 'answered' | 'stopped';
+}
+
+/** How many claims a listing shows at most (the oldest first). */
+export const UNKNOWN_LISTING_LIMIT = 500;
+
+export interface PaymentsAdmin {
+  unknown(): Promise<UnknownPaymentRow[]>;
+  /** `off`: the mapping in service settles nothing (no `settle` in mappings/payment.yaml). */
+  settle(claim: string, decision: OperatorDecision): Promise<OperatorResult | 'off'>;
+}
+
+export interface PaymentsAdminDeps {
+  claims: Pick<PaymentClaims, 'listUnknown' | 'apiKeyOf' | 'settleByHand'>;
+  payment(): PaymentMapping;
+  fingerprintOf(apiKey: string | undefined): string;
+  integrationOf?(fingerprint: string): string | undefined;
+  logger: Logger;
+  now: Clock;
+}
+
+export function paymentsAdmin(deps: PaymentsAdminDeps): PaymentsAdmin {
+  return {
+    async unknown() {
+      const now = deps.now();
+      return (await deps.claims.listUnknown(UNKNOWN_LISTING_LIMIT)).map(({ id, record }) => {
+        const ticket = record.ticket!;
+        const caller = deps.fingerprintOf(deps.claims.apiKeyOf(record));
+        return {
+          claim: id,
+          sent: new Date(ticket.sentAt).toISOString(),
+          ageSeconds: Math.max(0, Math.round((now - ticket.sentAt) / 1000)),
+          amount: ticket.amount,
+          client: ticket.client,
+          caller,
+          integration: deps.integrationOf?.(caller) ?? null,
+          state: record.phase === 'answered' ? 'answered' : 'stopped',
+        };
+      });
+    },
+    async settle(claim, decision) {
+      const terms = settleTerms(deps.payment(), () => Promise.reject(new Error('not read')));
+      if (terms === undefined) return 'off';
+      const result = await deps.claims.settleByHand(claim, decision, terms);
+      const details = { claim, settled: decision.kind === 'paid' ? 'paid' : 'not_paid', ...(decision.kind === 'paid' ? { paymentId: decision.paymentId } : {}), result };
+      deps.logger.warn(details, result === 'settled' ? 'a payment whose outcome was unknown was settled by an operator' : 'an operator\'s settlement of a payment was refused');
+      return result;
+    },
+  };
+}
