@@ -15,6 +15,7 @@ import { createGateway, type Gateway, type GatewayParts } from './create-gateway
 import { openClaimStore, type OpenedClaimStore } from './state/claims/open-claim-store.js';
 import type { RedisConnection } from './state/redis-connection.js';
 import { sunsetHeaders } from './steps/sunset.js';
+import type { NoticeStore } from './notices/notice-store.js';
 
 /** The settings the composition reads: the same names, validated by the same schema, whoever gives them. */
 export type ComposedSettings = Pick<
@@ -72,8 +73,18 @@ async function openRedis(url: string, logger: Logger, holdsClaims: boolean): Pro
   return redis;
 }
 
+/** The notices' store when the replicas share PostgreSQL and no Redis (IDEMPOTENCY_URL=postgres://...): its
+ * pg client is loaded only then. With REDIS_URL the gateway keeps them in that Redis; else in this process. */
+async function openNoticeStore(options: ComposeOptions, redis: RedisConnection | undefined): Promise<NoticeStore | undefined> {
+  const { settings } = options;
+  if (redis || !options.integrations || settings.gatewaySecret === undefined || settings.idempotencyUrl === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(settings.idempotencyUrl)) return undefined;
+  const { createPostgresNoticeStore } = await import('./notices/notice-store-postgres.js');
+  return createPostgresNoticeStore({ url: settings.idempotencyUrl, now: options.now ?? Date.now });
+}
+
 /** The gateway's parts from its settings, once their connections have made a first attempt. */
-function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefined, claims: OpenedClaimStore | undefined): GatewayParts {
+function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefined, claims: OpenedClaimStore | undefined, noticeStore: NoticeStore | undefined): GatewayParts {
   const { settings, files, unsafeStore: _decidedHere, ...given } = options;
   return {
     ...given,
@@ -94,6 +105,7 @@ function gatewayParts(options: ComposeOptions, redis: RedisConnection | undefine
     // The notices to the integrations' owners: LEGACY_SUNSET's sunset-call, QUIET_DAYS, the guide they name.
     notices: {
       ...given.notices,
+      ...(noticeStore ? { store: noticeStore } : {}),
       sunset: settings.legacySunset?.getTime(),
       quietDays: settings.quietDays,
       where: { guidesUrl: settings.guidesUrl, legacyDocsUrl: settings.legacyDocsUrl },
@@ -107,6 +119,7 @@ export async function composeGateway(options: ComposeOptions): Promise<ComposedG
   const { settings, logger } = options;
   const redis = settings.redisUrl === undefined ? undefined : await openRedis(settings.redisUrl, logger, settings.idempotencyUrl === undefined);
   let claims: OpenedClaimStore | undefined;
+  let noticeStore: NoticeStore | undefined;
   try {
     claims = await openClaimStore({ idempotencyUrl: settings.idempotencyUrl, redis, ...(settings.redisUrl ? { redisAddress: maskRedisUrl(settings.redisUrl) } : {}), prefix: settings.redisKeyPrefix, acceptedRisks: settings.idempotencyAcceptRisk, logger });
     const unsafe = claims?.startProblem();
@@ -114,7 +127,8 @@ export async function composeGateway(options: ComposeOptions): Promise<ComposedG
       if (options.unsafeStore === 'refuse-start') throw new ConfigError(unsafe);
       logger.error(`${unsafe}: payments are refused`);
     }
-    const gateway = createGateway(gatewayParts(options, redis, claims));
+    noticeStore = await openNoticeStore(options, redis);
+    const gateway = createGateway(gatewayParts(options, redis, claims, noticeStore));
     return {
       gateway,
       redis,
@@ -124,12 +138,14 @@ export async function composeGateway(options: ComposeOptions): Promise<ComposedG
         await gateway.close();
         // After the gateway: its stores may still be writing the last replies.
         await claims?.close();
+        await noticeStore?.close();
         await redis?.close();
       },
     };
   } catch (err) {
     // Nothing may keep the process alive after a failed composition.
     await claims?.close();
+    await noticeStore?.close();
     await redis?.close();
     throw err;
   }

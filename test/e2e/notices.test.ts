@@ -1,8 +1,9 @@
 // Notices to the integrations' owners, black box: real gateways on loopback ports in front of a recording
 // fake v1, INTEGRATIONS_FILE naming one integration whose `notify` URL is a test receiver (node:http on
 // loopback) that checks each notice's signature:
-// - two replicas sharing one real redis-server: the integration calls both on the same day, and its owner
-//   gets one `sunset-call`, signed;
+// - two replicas sharing one real redis-server, then two sharing one PostgreSQL (IDEMPOTENCY_URL): the
+//   integration calls both on the same day, and its owner gets one `sunset-call`, signed; the PostgreSQL
+//   store gives a notice to one claimant of two, and adds up the refusals;
 // - the receiver answers 500 first: the notice is sent again after its backoff (the clock moved by the
 //   test), the same body, and the failure is counted and logged without the URL's query;
 // - after a brownout window that refused the integration's calls, a `brownout-hit` with their count.
@@ -16,6 +17,8 @@ import { get, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startNoticeReceiver, type NoticeReceiver, type ReceivedNotice } from '../helpers/notice-receiver.js';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres-server.js';
+import { createPostgresNoticeStore } from '../../src/gateway/notices/notice-store-postgres.js';
 
 const SECRET = 'e2e-notices-gateway-secret-0123456789';
 const KEY = 'crm-key-NOTICES-5e1f';
@@ -84,6 +87,54 @@ describe('sunset-call across two replicas sharing Redis', () => {
     expect(body).toMatchObject({ type: 'sunset-call', integration: 'crm-sync', data: { day: new Date().toISOString().slice(0, 10), sunset: '2099-03-01T00:00:00.000Z' } });
     expect(body.id).toMatch(/^[0-9a-f]{32}$/);
     expect(first!.headers['legacy-gateway-notice-id']).toBe(body.id);
+  });
+});
+
+describe('sunset-call across two replicas sharing PostgreSQL (IDEMPOTENCY_URL, no Redis)', () => {
+  let postgres: TestPostgres;
+  beforeAll(async () => {
+    postgres = await startTestPostgres();
+  });
+  afterAll(async () => {
+    for (const g of gateways.splice(0)) await g.close();
+    await postgres.close();
+  });
+
+  it('is sent once when the integration calls both replicas', async () => {
+    const env = { IDEMPOTENCY_URL: postgres.url, INTEGRATIONS_FILE: integrationsFile('postgres.yaml', `${receiver.url}/hooks/postgres`), LEGACY_SUNSET: '2099-03-01' };
+    const [a, b] = [await gateway(env), await gateway(env)];
+    const before = receiver.received.length;
+    expect((await get(a!.url, '/api/clients/0/1', { 'x-api-key': KEY })).status).toBe(200);
+    expect((await get(b!.url, '/api/clients/0/1', { 'x-api-key': KEY })).status).toBe(200);
+    const [first] = (await receiver.arrived(before + 1)).slice(before);
+    await Promise.all([a!.notices!.runOnce(), b!.notices!.runOnce()]);
+    await Promise.all([a!.notices!.runOnce(), b!.notices!.runOnce()]);
+    expect(receiver.received.filter((n) => n.path === '/hooks/postgres')).toHaveLength(1);
+    expect(checked(first!, Date.now())).toMatchObject({ type: 'sunset-call', integration: 'crm-sync' });
+  });
+
+  it('the store: one claim of two, a settled notice done for both, the refusals added up', async () => {
+    let now = Date.parse('2027-01-12T15:00:00Z');
+    const [one, two] = [createPostgresNoticeStore({ url: postgres.url, now: () => now }), createPostgresNoticeStore({ url: postgres.url, now: () => now })];
+    try {
+      const answers = await Promise.all([one.claim('n1', 'replica-1', 60_000), two.claim('n1', 'replica-2', 60_000)]);
+      expect([...answers].sort()).toEqual(['claimed', 'held']);
+      const holder = answers[0] === 'claimed' ? 'replica-1' : 'replica-2';
+      expect(await one.claim('n1', holder, 60_000)).toBe('claimed');
+      now += 61_000;
+      // The holder's lease ran out: the other takes it over.
+      const other = holder === 'replica-1' ? 'replica-2' : 'replica-1';
+      expect(await two.claim('n1', other, 60_000)).toBe('claimed');
+      await one.settle('n1', 'delivered');
+      expect(await one.claim('n1', 'replica-1', 60_000)).toBe('done');
+      expect(await two.claim('n1', 'replica-2', 60_000)).toBe('done');
+      await one.addRefused('first-warning@2027-01-12T14:00:00Z', new Map([['crm-sync', 2]]));
+      await two.addRefused('first-warning@2027-01-12T14:00:00Z', new Map([['crm-sync', 3], ['shop-widget', 1]]));
+      expect(await one.refused('first-warning@2027-01-12T14:00:00Z')).toEqual(new Map([['crm-sync', 5], ['shop-widget', 1]]));
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 });
 
