@@ -1,8 +1,9 @@
 // `legacy-gateway usage --url <metrics url>`: who still calls the old API. Fetches GET /usage from a
 // gateway's metrics listener (METRICS_PORT) and prints one row per integration (API key fingerprint, and
 // the integration's name when INTEGRATIONS_FILE gives one), most recently seen first: calls, last seen, top
-// methods, user agents; `--json` prints the reply as it
-// came. `--fingerprint-of <key>` prints the fingerprint of a key under GATEWAY_SECRET (`-`: the key is read
+// methods, user agents; then, per integration, how it calls: the HTTP statuses it was answered with, its
+// payment codes, its call shapes and its calls per UTC day; `--json` prints the reply as it came.
+// `--fingerprint-of <key>` prints the fingerprint of a key under GATEWAY_SECRET (`-`: the key is read
 // from stdin, out of the shell's history), or, with --url, only that integration's row (docs/usage.md).
 // `--html FILE` writes the report as one self-contained page instead (src/retirement/usage-page.ts renders it;
 // this command only fetches, reads the `--brownouts` file as the gateway reads it, and writes).
@@ -173,6 +174,50 @@ export function usageTable(integrations: readonly IntegrationUsage[], flush: Flu
   return `${[header, ...rows].map(line).join('\n')}\n`;
 }
 
+type Counts = Readonly<Record<string, number>> | undefined;
+
+const countsOf = (value: unknown): Array<[string, number]> =>
+  typeof value === 'object' && value !== null ? Object.entries(value as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number') : [];
+
+/** `key n, key n, ...` wrapped under the label's column. */
+function countLine(label: string, entries: Array<[string, number]>): string[] {
+  if (entries.length === 0) return [];
+  const indent = ' '.repeat(18);
+  const lines: string[] = [];
+  let line = `  ${label.padEnd(16)}`;
+  entries.forEach(([key, n], i) => {
+    const item = `${printable(key)} ${n}${i < entries.length - 1 ? ',' : ''}`;
+    if (line.length > indent.length && line.length + 1 + item.length > 110) {
+      lines.push(line.trimEnd());
+      line = indent;
+    }
+    line += line.length === indent.length || line.endsWith(' ') ? item : ` ${item}`;
+  });
+  lines.push(line.trimEnd());
+  return lines;
+}
+
+const byKey = (entries: Array<[string, number]>, numeric = false): Array<[string, number]> =>
+  [...entries].sort(([a], [b]) => (numeric ? Number(a) - Number(b) : 0) || (a < b ? -1 : a > b ? 1 : 0));
+const byCount = (entries: Array<[string, number]>): Array<[string, number]> => [...entries].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+
+/** How each integration calls: statuses, payment codes, call shapes (most used first), calls per UTC day. */
+export function usageDetails(integrations: readonly IntegrationUsage[]): string {
+  const blocks = integrations.map((i) => {
+    const raw = i as IntegrationUsage & { statuses?: Counts; paymentCodes?: Counts; shapes?: Counts; daily?: Counts };
+    const lines = [
+      ...countLine('statuses', byKey(countsOf(raw.statuses), true)),
+      ...countLine('payment codes', byKey(countsOf(raw.paymentCodes), true)),
+      ...countLine('call shapes', byCount(countsOf(raw.shapes))),
+      ...countLine('daily (UTC)', byKey(countsOf(raw.daily))),
+    ];
+    if (lines.length === 0) return '';
+    const name = typeof i.name === 'string' && i.name !== '' ? `${printable(i.name)} (${printable(i.fingerprint)})` : printable(i.fingerprint);
+    return `${name}\n${lines.join('\n')}\n`;
+  });
+  return blocks.filter((b) => b !== '').join('\n');
+}
+
 async function keyToFingerprint(given: string, env: Environment, io: UsageIo): Promise<string> {
   const secret = env.GATEWAY_SECRET;
   if (secret === undefined || secret === '') {
@@ -244,7 +289,11 @@ async function run(opts: UsageOptions, env: Environment, io: UsageIo): Promise<v
   const { text, integrations, flush } = await fetchUsage(usageUrl(opts.url), io);
   const shown = fingerprint === undefined ? integrations : integrations.filter((i) => i.fingerprint === fingerprint);
   if (opts.json) io.out(fingerprint === undefined ? (text.endsWith('\n') ? text : `${text}\n`) : `${JSON.stringify({ integrations: shown })}\n`);
-  else io.out(usageTable(shown, fingerprint === undefined ? flush : {}));
+  else {
+    const details = usageDetails(shown);
+    const table = usageTable(shown, fingerprint === undefined ? flush : {});
+    io.out(details === '' ? table : `${table}\n${details}`);
+  }
 }
 
 const defaultIo: UsageIo = {

@@ -59,6 +59,10 @@ export interface RunningGateway {
   /** The mapping sets reloaded on SIGHUP: `reload()` re-reads MAPPINGS_DIR (and every set registered beside
    * it) and swaps each valid one in; `register()` adds a set. */
   reloads: MappingReloads;
+  /** The legacy calls counted for GET /usage; `flush()` hands them to Redis now (REDIS_URL). */
+  usage: Gateway['usage'];
+  /** INTEGRATIONS_FILE's directory (fingerprint -> integration, and the list); undefined without it. */
+  integrations: IntegrationDirectory | undefined;
 }
 
 /** An upstream composed in by the caller instead of UPSTREAM_URL (the serve command's sandbox). */
@@ -315,5 +319,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
     notices: gateway.notices,
     redis,
     reloads,
+    usage: gateway.usage,
+    integrations,
   };
 }

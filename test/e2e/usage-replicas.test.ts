@@ -177,7 +177,8 @@ describe('GET /usage across two replicas sharing Redis', () => {
     expect(process.exitCode ?? 0).toBe(0);
     expect(err).toEqual([]);
     const table = out.join('');
-    const lines = table.trimEnd().split('\n');
+    // The table, then how each integration calls, after a blank line.
+    const lines = (table.split('\n\n')[0] ?? '').trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+FINGERPRINT\s+CALLS\s+LAST SEEN\s+TOP METHODS\s+USER AGENTS$/);
     expect(lines).toHaveLength(4);
     const rowA = lines.find((l) => new RegExp(`^-\\s+${FP_A}\\s`).test(l));
@@ -236,16 +237,23 @@ describe('the Redis usage store', () => {
 
   it('applies a batch once: a retry of an applied batch (same source and sequence number) changes nothing', async () => {
     const store = createRedisUsageStore({ redis: connection, prefix: 'once:' });
-    const tally = { fingerprint: 'f'.repeat(64), calls: 3, methods: { clients: 3 }, first: 1_700_000_000_000, last: 1_700_000_005_000, agents: ['x/1'] };
-    await store.apply({ source: 'p1', seq: 1, tallies: [tally] });
-    await store.apply({ source: 'p1', seq: 1, tallies: [tally] });
-    await store.apply({ source: 'p1', seq: 2, tallies: [{ ...tally, calls: 1, methods: { payment: 1 }, first: 1_600_000_000_000, last: 1_650_000_000_000 }] });
-    await store.apply({ source: 'p2', seq: 1, tallies: [{ ...tally, calls: 2, methods: { clients: 2 }, agents: ['y/2'] }] });
+    const days = { '2023-11-14': 3 };
+    const tally = { fingerprint: 'f'.repeat(64), calls: 3, methods: { clients: 3 }, statuses: { '200': 3 }, paymentCodes: {}, shapes: { clients: 3 }, daily: days, first: 1_700_000_000_000, last: 1_700_000_005_000, agents: ['x/1'] };
+    const oldestDay = '2023-08-17';
+    await store.apply({ source: 'p1', seq: 1, oldestDay, tallies: [tally] });
+    await store.apply({ source: 'p1', seq: 1, oldestDay, tallies: [tally] });
+    const payment = { calls: 1, methods: { payment: 1 }, statuses: { '200': 1 }, paymentCodes: { '12': 1 }, shapes: { payment: 1 }, daily: { '2023-11-14': 1 } };
+    await store.apply({ source: 'p1', seq: 2, oldestDay, tallies: [{ ...tally, ...payment, first: 1_600_000_000_000, last: 1_650_000_000_000 }] });
+    await store.apply({ source: 'p2', seq: 1, oldestDay, tallies: [{ ...tally, calls: 2, methods: { clients: 2 }, statuses: { '200': 1, '400': 1 }, shapes: { 'clients?x': 2 }, daily: { '2023-11-15': 2 }, agents: ['y/2'] }] });
     expect(await store.read()).toEqual([
       {
         fingerprint: 'f'.repeat(64),
         calls: 6,
         methods: { clients: 5, payment: 1 },
+        statuses: { '200': 5, '400': 1 },
+        paymentCodes: { '12': 1 },
+        shapes: { clients: 3, 'clients?x': 2, payment: 1 },
+        daily: { '2023-11-14': 4, '2023-11-15': 2 },
         firstSeen: new Date(1_600_000_000_000).toISOString(),
         lastSeen: new Date(1_700_000_005_000).toISOString(),
         userAgents: ['x/1', 'y/2'],
@@ -255,13 +263,36 @@ describe('the Redis usage store', () => {
 
   it('counts fingerprints past its bound under `other`, keeps a few agents, and forgets expired ones', async () => {
     const store = createRedisUsageStore({ redis: connection, prefix: 'bound:', limits: { maxFingerprints: 2, maxAgentsPerKey: 2 } });
-    const tally = (n: number) => ({ fingerprint: String(n).repeat(64).slice(0, 64), calls: 1, methods: { clients: 1 }, first: 1_700_000_000_000, last: 1_700_000_000_000 + n, agents: [`a/${n}`, `b/${n}`, `c/${n}`] });
-    await store.apply({ source: 'p', seq: 1, tallies: [1, 2, 3, 4].map(tally) });
+    const tally = (n: number) => ({
+      fingerprint: String(n).repeat(64).slice(0, 64),
+      calls: 1,
+      methods: { clients: 1 },
+      statuses: {},
+      paymentCodes: {},
+      shapes: { clients: 1 },
+      daily: { '2023-11-14': 1 },
+      first: 1_700_000_000_000,
+      last: 1_700_000_000_000 + n,
+      agents: [`a/${n}`, `b/${n}`, `c/${n}`],
+    });
+    await store.apply({ source: 'p', seq: 1, oldestDay: '2023-08-17', tallies: [1, 2, 3, 4].map(tally) });
     const list = await store.read();
     expect(list.map((i) => i.fingerprint).sort()).toEqual(['1'.repeat(64), '2'.repeat(64), 'other']);
     expect(list.find((i) => i.fingerprint === 'other')).toMatchObject({ calls: 2, userAgents: ['a/3', 'b/3'] });
     await raw.del(`bound:usage:${'1'.repeat(64)}`);
     expect((await store.read()).map((i) => i.fingerprint).sort()).toEqual(['2'.repeat(64), 'other']);
     expect(await raw.sMembers('bound:usage:index')).not.toContain('1'.repeat(64));
+  });
+
+  it('keeps a few shapes per fingerprint, then (other); drops the days before the oldest kept; every key expires', async () => {
+    const store = createRedisUsageStore({ redis: connection, prefix: 'shapes:', limits: { maxShapesPerKey: 2 } });
+    const fp = 'e'.repeat(64);
+    const tally = (shapes: Record<string, number>, daily: Record<string, number>) => ({ fingerprint: fp, calls: 1, methods: {}, statuses: {}, paymentCodes: {}, shapes, daily, first: 1, last: 1, agents: [] });
+    await store.apply({ source: 'p', seq: 1, oldestDay: '2027-01-01', tallies: [tally({ 'client?id': 1, 'client?email': 2 }, { '2027-01-01': 3, '2027-01-02': 1 })] });
+    await store.apply({ source: 'p', seq: 2, oldestDay: '2027-01-02', tallies: [tally({ 'client?id': 1, 'client?username': 4 }, { '2026-12-31': 7, '2027-01-03': 2 })] });
+    const [entry] = await store.read();
+    expect(entry?.shapes).toEqual({ '(other)': 4, 'client?email': 2, 'client?id': 2 });
+    expect(entry?.daily).toEqual({ '2027-01-02': 1, '2027-01-03': 2 });
+    for (const key of ['', ':shapes', ':days']) expect(await raw.pTTL(`shapes:usage:${fp}${key}`)).toBeGreaterThan(89 * 24 * 3_600_000);
   });
 });

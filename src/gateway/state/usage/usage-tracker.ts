@@ -6,9 +6,13 @@
 // A call without a key of its own (none sent, or UPSTREAM_API_KEY lent to it) counts under the fingerprint
 // of the empty key.
 //
-// Per fingerprint: the calls, the calls per legacy method, when it was first and last seen, and its first
-// few user agents (control characters removed, cut short, the key itself replaced if a client put it
-// there). Memory is bounded: past `maxFingerprints` distinct fingerprints, new ones count under `other`.
+// Per fingerprint: the calls, the calls per legacy method, per HTTP status answered, per legacy payment code,
+// per call shape (the method and its query parameter names, call-shape.ts) and per UTC day (the last 90 days),
+// when it was first and last seen, and its first few user agents (control characters removed, cut short, the
+// key itself replaced if a client put it there). A call is counted when its reply ends, its status and
+// payment code known. Memory is bounded: past `maxFingerprints` distinct fingerprints, new ones count under
+// `other`; past `maxShapesPerKey` shapes, a fingerprint's new shapes count under `(other)`; days older than
+// `keepDays` are dropped.
 //
 // Without a shared store the counts are this process's. With one (Redis, usage-redis.ts) they are kept in
 // an in-process buffer and handed to the store in one batch every few seconds, never a store call per
@@ -17,6 +21,7 @@
 // throws, and never depends on the store being up.
 import { createHmac, hash, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { oldestKeptDay, utcDay } from './call-shape.js';
 
 export interface UsageLimits {
   /** Distinct fingerprints counted one by one (in process, and in the shared store); past it, `other`. */
@@ -25,6 +30,10 @@ export interface UsageLimits {
   maxAgentsPerKey: number;
   /** The longest user agent kept, in characters. */
   maxAgentLength: number;
+  /** Call shapes counted one by one per fingerprint; past it, `(other)`. */
+  maxShapesPerKey: number;
+  /** UTC days of calls kept per fingerprint, today included; older ones are dropped. */
+  keepDays: number;
   /** How often the buffer is handed to the shared store. */
   flushEveryMs: number;
   /** How long the shared store keeps an integration after its last call. */
@@ -35,12 +44,17 @@ export const DEFAULT_USAGE_LIMITS: UsageLimits = {
   maxFingerprints: 1_000,
   maxAgentsPerKey: 10,
   maxAgentLength: 200,
+  maxShapesPerKey: 50,
+  keepDays: 90,
   flushEveryMs: 5_000,
   ttlMs: 90 * 24 * 3_600_000,
 };
 
 /** The fingerprint the calls past `maxFingerprints` count under. */
 export const OTHER_FINGERPRINT = 'other';
+
+/** The shape a fingerprint's calls of new shapes count under, past `maxShapesPerKey`. */
+export const OTHER_SHAPE = '(other)';
 
 /** One legacy call, as the usage step sees it. */
 export interface LegacyCall {
@@ -50,6 +64,12 @@ export interface LegacyCall {
   method: string;
   /** The User-Agent header as it came. */
   userAgent: string | undefined;
+  /** How it was called (call-shape.ts: `client?email`); unset: the method alone. */
+  shape?: string | undefined;
+  /** The HTTP status answered; undefined: the caller left before any reply was written. */
+  status?: number | undefined;
+  /** The legacy code of a payment's reply. */
+  paymentCode?: number | undefined;
 }
 
 /** One integration in GET /usage. */
@@ -59,6 +79,14 @@ export interface IntegrationUsage {
   fingerprint: string;
   calls: number;
   methods: Record<string, number>;
+  /** HTTP status -> calls answered with it. */
+  statuses: Record<string, number>;
+  /** Legacy payment code -> payments answered with it. */
+  paymentCodes: Record<string, number>;
+  /** Call shape (`client?email`) -> calls. */
+  shapes: Record<string, number>;
+  /** UTC day (`2027-01-12`) -> calls, the last `keepDays` days. */
+  daily: Record<string, number>;
   firstSeen: string;
   lastSeen: string;
   userAgents: string[];
@@ -80,6 +108,10 @@ export interface UsageTally {
   fingerprint: string;
   calls: number;
   methods: Record<string, number>;
+  statuses: Record<string, number>;
+  paymentCodes: Record<string, number>;
+  shapes: Record<string, number>;
+  daily: Record<string, number>;
   /** ms since the epoch */
   first: number;
   last: number;
@@ -91,6 +123,8 @@ export interface UsageBatch {
   /** The process's own id, random at start. */
   source: string;
   seq: number;
+  /** The oldest UTC day the store keeps (older days are dropped), as of the flush. */
+  oldestDay: string;
   tallies: UsageTally[];
 }
 
@@ -138,9 +172,21 @@ export function cleanUserAgent(raw: string | undefined, apiKey: string | undefin
 interface Tally {
   calls: number;
   methods: Map<string, number>;
+  statuses: Map<string, number>;
+  paymentCodes: Map<string, number>;
+  shapes: Map<string, number>;
+  daily: Map<string, number>;
   first: number;
   last: number;
   agents: string[];
+}
+
+function increment(counts: Map<string, number>, key: string, by = 1): void {
+  counts.set(key, (counts.get(key) ?? 0) + by);
+}
+
+function dropDaysBefore(daily: Map<string, number>, oldest: string): void {
+  for (const day of daily.keys()) if (day < oldest) daily.delete(day);
 }
 
 /** Counts per fingerprint, bounded: past `maxFingerprints`, new fingerprints count under `other`. */
@@ -153,19 +199,26 @@ class Tallies {
     return this.byFingerprint.size;
   }
 
-  add(fingerprint: string, method: string, agent: string | undefined, at: number): void {
+  add(fingerprint: string, call: LegacyCall, agent: string | undefined, at: number): void {
     let tally = this.byFingerprint.get(fingerprint);
     if (!tally) {
       const counted = this.byFingerprint.size - (this.byFingerprint.has(OTHER_FINGERPRINT) ? 1 : 0);
       const name = counted >= this.limits.maxFingerprints ? OTHER_FINGERPRINT : fingerprint;
       tally = this.byFingerprint.get(name);
       if (!tally) {
-        tally = { calls: 0, methods: new Map(), first: at, last: at, agents: [] };
+        tally = { calls: 0, methods: new Map(), statuses: new Map(), paymentCodes: new Map(), shapes: new Map(), daily: new Map(), first: at, last: at, agents: [] };
         this.byFingerprint.set(name, tally);
       }
     }
     tally.calls += 1;
-    tally.methods.set(method, (tally.methods.get(method) ?? 0) + 1);
+    increment(tally.methods, call.method);
+    if (call.status !== undefined) increment(tally.statuses, String(call.status));
+    if (call.paymentCode !== undefined) increment(tally.paymentCodes, String(call.paymentCode));
+    const shape = call.shape ?? call.method;
+    increment(tally.shapes, tally.shapes.has(shape) || tally.shapes.size - (tally.shapes.has(OTHER_SHAPE) ? 1 : 0) < this.limits.maxShapesPerKey ? shape : OTHER_SHAPE);
+    const day = utcDay(at);
+    if (!tally.daily.has(day)) dropDaysBefore(tally.daily, oldestKeptDay(at, this.limits.keepDays));
+    increment(tally.daily, day);
     if (at < tally.first) tally.first = at;
     if (at > tally.last) tally.last = at;
     if (agent !== undefined && tally.agents.length < this.limits.maxAgentsPerKey && !tally.agents.includes(agent)) tally.agents.push(agent);
@@ -176,6 +229,10 @@ class Tallies {
       fingerprint,
       calls: t.calls,
       methods: Object.fromEntries(t.methods),
+      statuses: Object.fromEntries(t.statuses),
+      paymentCodes: Object.fromEntries(t.paymentCodes),
+      shapes: Object.fromEntries(t.shapes),
+      daily: Object.fromEntries(t.daily),
       first: t.first,
       last: t.last,
       agents: [...t.agents],
@@ -190,12 +247,22 @@ class Tallies {
   }
 }
 
+/** Counts with their keys in order (JSON keeps an object's keys in the order they were made): two readers
+ * of the same counts write the same text. */
+export function ordered(counts: Readonly<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /** The report's form of a tally. */
 export function integrationOf(tally: UsageTally): IntegrationUsage {
   return {
     fingerprint: tally.fingerprint,
     calls: tally.calls,
-    methods: tally.methods,
+    methods: ordered(tally.methods),
+    statuses: ordered(tally.statuses),
+    paymentCodes: ordered(tally.paymentCodes),
+    shapes: ordered(tally.shapes),
+    daily: ordered(tally.daily),
     firstSeen: new Date(tally.first).toISOString(),
     lastSeen: new Date(tally.last).toISOString(),
     userAgents: [...tally.agents].sort(),
@@ -251,7 +318,7 @@ class Tracker implements UsageTracker {
     try {
       const fingerprint = this.fingerprintOf(call.apiKey);
       const agent = cleanUserAgent(call.userAgent, call.apiKey, this.limits.maxAgentLength);
-      this.tallies.add(fingerprint, call.method, agent, this.now());
+      this.tallies.add(fingerprint, call, agent, this.now());
     } catch (err) {
       // Counting must never fail a call; the error names no key (nothing here puts one in a message).
       this.options.logger?.warn({ err: (err as Error).name }, 'a legacy call could not be counted in GET /usage');
@@ -273,16 +340,19 @@ class Tracker implements UsageTracker {
   async report(): Promise<UsageReport> {
     const shared = this.options.shared;
     const counted = shared ? await shared.read() : this.tallies.list().map(integrationOf);
-    const integrations = sortIntegrations(counted.map((i) => this.named(i)));
+    const oldestDay = oldestKeptDay(this.now(), this.limits.keepDays);
+    const integrations = sortIntegrations(counted.map((i) => this.reported(i, oldestDay)));
     if (!shared) return { integrations, shared: false };
     const calls = (tallies: readonly UsageTally[]) => tallies.reduce((sum, t) => sum + t.calls, 0);
     const unflushed = calls(this.tallies.list()) + calls(this.unconfirmed?.tallies ?? []);
     return { integrations, shared: true, flushEveryMs: this.limits.flushEveryMs, unflushed };
   }
 
-  /** The entry with its integration's name first (null when no integration names its key). */
-  private named(i: IntegrationUsage): IntegrationUsage {
-    return { name: this.options.nameOf?.(i.fingerprint) ?? null, ...i };
+  /** The entry with its integration's name first (null when no integration names its key), and the days
+   * still kept. */
+  private reported(i: IntegrationUsage, oldestDay: string): IntegrationUsage {
+    const daily = Object.fromEntries(Object.entries(i.daily).filter(([day]) => day >= oldestDay));
+    return { name: this.options.nameOf?.(i.fingerprint) ?? null, ...i, daily };
   }
 
   flush(): Promise<void> {
@@ -304,7 +374,7 @@ class Tracker implements UsageTracker {
       }
       if (this.tallies.size > 0) {
         this.seq += 1;
-        this.unconfirmed = { source: this.source, seq: this.seq, tallies: this.tallies.drain() };
+        this.unconfirmed = { source: this.source, seq: this.seq, oldestDay: oldestKeptDay(this.now(), this.limits.keepDays), tallies: this.tallies.drain() };
         await store.apply(this.unconfirmed);
         this.unconfirmed = undefined;
       }

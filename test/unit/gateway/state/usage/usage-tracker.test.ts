@@ -83,6 +83,10 @@ describe('counts in process', () => {
           fingerprint: usageFingerprint(SECRET, KEY_A),
           calls: 3,
           methods: { clients: 2, sessions: 1 },
+          statuses: {},
+          paymentCodes: {},
+          shapes: { clients: 2, sessions: 1 },
+          daily: { '2024-05-01': 3 },
           firstSeen: '2024-05-01T10:00:00.000Z',
           lastSeen: '2024-05-01T10:00:02.000Z',
           userAgents: ['a/1'],
@@ -92,6 +96,10 @@ describe('counts in process', () => {
           fingerprint: usageFingerprint(SECRET, KEY_B),
           calls: 1,
           methods: { payment: 1 },
+          statuses: {},
+          paymentCodes: {},
+          shapes: { payment: 1 },
+          daily: { '2024-05-01': 1 },
           firstSeen: '2024-05-01T10:00:01.000Z',
           lastSeen: '2024-05-01T10:00:01.000Z',
           userAgents: [],
@@ -125,6 +133,51 @@ describe('counts in process', () => {
     expect(await nameOf(KEY_B)).toBe('shop-widget');
   });
 
+  it('counts the statuses, payment codes, call shapes and UTC days of each key\'s calls', async () => {
+    let clock = Date.parse('2027-01-11T23:59:59Z');
+    const usage = createUsageTracker({ secret: SECRET, now: () => clock });
+    usage.record({ apiKey: KEY_A, method: 'client', userAgent: undefined, shape: 'client?email', status: 200 });
+    clock += 1000;
+    usage.record({ apiKey: KEY_A, method: 'client', userAgent: undefined, shape: 'client?email', status: 404 });
+    usage.record({ apiKey: KEY_A, method: 'payment', userAgent: undefined, shape: 'payment', status: 200, paymentCode: 12 });
+    usage.record({ apiKey: KEY_A, method: 'payment', userAgent: undefined, shape: 'payment', status: 200, paymentCode: 11 });
+    // The caller left before any reply: counted, without a status.
+    usage.record({ apiKey: KEY_A, method: 'clients', userAgent: undefined, shape: 'clients' });
+    const [a] = (await usage.report()).integrations;
+    expect(a).toMatchObject({
+      calls: 5,
+      statuses: { '200': 3, '404': 1 },
+      paymentCodes: { '11': 1, '12': 1 },
+      shapes: { 'client?email': 2, clients: 1, payment: 2 },
+      daily: { '2027-01-11': 1, '2027-01-12': 4 },
+    });
+    expect(Object.keys(a!.shapes)).toEqual(['client?email', 'clients', 'payment']);
+  });
+
+  it('keeps the last 90 days: older ones are dropped as the clock moves on, and not reported', async () => {
+    const DAY = 86_400_000;
+    let clock = Date.parse('2027-01-01T12:00:00Z');
+    const usage = createUsageTracker({ secret: SECRET, now: () => clock });
+    usage.record({ apiKey: KEY_A, method: 'clients', userAgent: undefined });
+    clock += 89 * DAY;
+    usage.record({ apiKey: KEY_A, method: 'clients', userAgent: undefined });
+    expect((await usage.report()).integrations[0]?.daily).toEqual({ '2027-01-01': 1, '2027-03-31': 1 });
+    // Day 91: the first day is no longer reported, and is dropped at the next call.
+    clock += DAY;
+    expect((await usage.report()).integrations[0]?.daily).toEqual({ '2027-03-31': 1 });
+    usage.record({ apiKey: KEY_A, method: 'clients', userAgent: undefined });
+    // Asked as of ten days earlier, the first day would be reported if it were still held.
+    clock -= 10 * DAY;
+    expect((await usage.report()).integrations[0]?.daily).toEqual({ '2027-03-31': 1, '2027-04-01': 1 });
+    expect((await usage.report()).integrations[0]?.calls).toBe(3);
+  });
+
+  it('counts a key\'s shapes past the bound under (other)', async () => {
+    const usage = createUsageTracker({ secret: SECRET, limits: { maxShapesPerKey: 2 } });
+    for (const shape of ['client?id', 'client?email', 'client?username', 'client?id', 'client?x']) usage.record({ apiKey: KEY_A, method: 'client', userAgent: undefined, shape });
+    expect((await usage.report()).integrations[0]?.shapes).toEqual({ '(other)': 2, 'client?email': 1, 'client?id': 2 });
+  });
+
   it('never throws out of record, whatever it is given', () => {
     const usage = createUsageTracker({ secret: SECRET });
     expect(() => usage.record({ apiKey: KEY_A, method: 'clients', userAgent: 42 as unknown as string })).not.toThrow();
@@ -155,7 +208,7 @@ function fakeStore(): FakeStore {
       const calls = new Map<string, number>();
       for (const b of applied.values()) for (const t of b.tallies) calls.set(t.fingerprint, (calls.get(t.fingerprint) ?? 0) + t.calls);
       return Promise.resolve(
-        [...calls].map(([fingerprint, n]) => ({ fingerprint, calls: n, methods: {}, firstSeen: '', lastSeen: '', userAgents: [] })),
+        [...calls].map(([fingerprint, n]) => ({ fingerprint, calls: n, methods: {}, statuses: {}, paymentCodes: {}, shapes: {}, daily: {}, firstSeen: '', lastSeen: '', userAgents: [] })),
       );
     },
   };
