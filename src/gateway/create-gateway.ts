@@ -27,7 +27,7 @@ import { refusedTheApiKey } from '../payment/contract.js';
 import type { ClaimStore } from '../payment/claims/claim-store.js';
 import { createMemoryClaimStore } from './state/claims/claims-memory.js';
 import { createPaymentClaims, DEFAULT_SETTLE_AFTER_S, type PaymentClaims } from '../payment/claims/payment-claims.js';
-import { systemClock, type Timers } from '../payment/claims/system-time.js';
+import { backgroundTimers, systemClock, type Timers } from '../payment/claims/system-time.js';
 import { settleTerms } from '../payment/run-claimed-payment.js';
 import { startBackgroundSettler, type BackgroundSettler } from '../payment/settle/background-settler.js';
 import { DEFAULT_REPLY_CACHE_LIMITS, createReplyCache } from './state/caches/reply-cache.js';
@@ -222,15 +222,6 @@ function sharedState(parts: GatewayParts): SharedState | undefined {
 }
 
 const settleAfterMs = (parts: GatewayParts): number => (parts.paymentSettleAfterS ?? DEFAULT_SETTLE_AFTER_S) * 1000;
-
-/** Timers that keep no process alive by themselves (a library's host exits when it is done). */
-const backgroundTimers: Timers = {
-  after(ms, run) {
-    const timer = setTimeout(run, ms);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
 
 /** The background settler: unknown outcomes settled when no one repeats them (src/payment/settle/), its
  * v1 reads made with the key each payment was sent with (else UPSTREAM_API_KEY), the mapping in service's terms. */

@@ -7,7 +7,7 @@
 // in memory. The clock and the timers are handed in, so a test drives the rounds without waiting.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { systemClock, systemTimers, type Clock, type Timers } from '../../payment/claims/system-time.js';
+import { backgroundTimers, systemClock, type Clock, type Timers } from '../../payment/claims/system-time.js';
 import type { BrownoutWindow } from '../brownouts/brownout-schema.js';
 import type { WhereToMove } from '../brownouts/brownout-reply.js';
 import type { Occurrence } from '../brownouts/brownout-windows.js';
@@ -92,7 +92,7 @@ class Loop implements NoticeLoop {
 
   constructor(private readonly o: NoticeLoopOptions) {
     this.now = o.now ?? systemClock;
-    this.timers = o.timers ?? systemTimers;
+    this.timers = o.timers ?? backgroundTimers;
     this.retry = o.retry ?? DEFAULT_RETRY;
     this.schedule();
   }

@@ -19,5 +19,15 @@ export const systemTimers: Timers = {
   },
 };
 
+/** Timers for background rounds, which keep no process alive by themselves (a library's host exits when it is
+ * done with the gateway, even without closing it). */
+export const backgroundTimers: Timers = {
+  after(ms, run) {
+    const timer = setTimeout(run, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
 /** Resolves after `ms` on `timers`. */
 export const pause = (timers: Timers, ms: number): Promise<void> => new Promise((resolve) => void timers.after(ms, resolve));
