@@ -108,7 +108,7 @@ describe('a recorded call refused for its key', () => {
   it('--compare-key-refusals sends nothing more with --shadow-pairs: refused as a usage error', async () => {
     const run = await runReplayCaptured(recording, { shadowPairs: true, compareKeyRefusals: true });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('legacy-gateway replay: --shadow-pairs: sends nothing: --compare-key-refusals does not apply\n');
+    expect(run.stderr).toBe('legacy-gateway replay: --shadow-pairs sends nothing: --compare-key-refusals does not apply\n');
   });
 });
 
