@@ -13,6 +13,7 @@ import { integrationCalls, type IntegrationCalls } from '../migration-guide/call
 import { buildMigrationGuide, knownMethods } from '../migration-guide/guide.js';
 import { renderHtml } from '../migration-guide/html.js';
 import { renderMarkdown } from '../migration-guide/markdown.js';
+import { guideFileBase } from '../retirement/guide-file-name.js';
 import { fetchUsage, printable, usageUrl, UsageError } from './usage.js';
 
 export interface MigrationGuideOptions {
@@ -104,13 +105,9 @@ export function knownIntegrations(integrations: readonly IntegrationCalls[]): st
   return printable(`the report has ${integrations.length} integration${integrations.length === 1 ? '' : 's'}: ${parts.join('; ')}`);
 }
 
-/** A file name for an integration: its name made safe, else the start of its fingerprint. */
+/** The file of an integration's guide (the retirement page links to the same name). */
 export function guideFileName(i: IntegrationCalls, format: Format, taken: Set<string>): string {
-  const base = i.name !== undefined ? i.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '') : '';
-  let name = base === '' ? i.fingerprint.slice(0, 12) : base;
-  if (taken.has(name)) name = `${name}-${i.fingerprint.slice(0, 12)}`;
-  taken.add(name);
-  return `${name}.${format}`;
+  return `${guideFileBase(i, taken)}.${format}`;
 }
 
 async function run(opts: MigrationGuideOptions, env: Environment, io: MigrationGuideIo): Promise<void> {

@@ -11,6 +11,7 @@ import type { BrownoutWindow } from '../gateway/brownouts/brownout-schema.js';
 import { PAYMENT_CODES } from '../payment/codes.js';
 import { forecastBrownouts, type WindowForecast } from './brownout-forecast.js';
 import { lastDays, usageEntries, type UsageEntry } from './usage-entries.js';
+import { guideFileBase } from './guide-file-name.js';
 
 /** The days the chart shows, ending with today (UTC). */
 export const CHART_DAYS = 90;
@@ -58,18 +59,10 @@ function counts(value: unknown): Array<[string, number]> | undefined {
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The file name `migration-guide --all` gives an integration's guide, the same rule in the same (report)
- * order: its name made safe, else the first 12 digits of its fingerprint; a name taken twice gets the
- * fingerprint's digits after it. */
+/** The file names `migration-guide --all --format html` gives the integrations' guides, in the report's order. */
 export function guideFileNames(entries: readonly Pick<UsageEntry, 'name' | 'fingerprint'>[]): string[] {
   const taken = new Set<string>();
-  return entries.map((e) => {
-    const base = e.name !== undefined ? e.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '') : '';
-    let name = base === '' ? e.fingerprint.slice(0, 12) : base;
-    if (taken.has(name)) name = `${name}-${e.fingerprint.slice(0, 12)}`;
-    taken.add(name);
-    return `${name}.html`;
-  });
+  return entries.map((e) => `${guideFileBase(e, taken)}.html`);
 }
 
 function pageIntegrations(integrations: readonly unknown[]): PageIntegration[] {
