@@ -233,6 +233,20 @@ async function startMetrics(prometheus: PrometheusMetrics | undefined, config: G
   }
 }
 
+/** The files reloaded on SIGHUP after MAPPINGS_DIR, in this order. */
+function registerFileReloads(
+  reloads: ReturnType<typeof mappingReloads>,
+  config: StartOptions['config'],
+  gateway: ComposedGateway['gateway'],
+  integrations: ReturnType<typeof loadDirectory>,
+  brownouts: ReturnType<typeof loadSchedule>,
+): void {
+  if (config.shadowMappingsDir !== undefined && gateway.shadow) reloads.register(shadowReload(config.shadowMappingsDir, gateway.shadow));
+  if (config.integrationsFile !== undefined && integrations) reloads.register(integrationsReload(config.integrationsFile, integrations));
+  // After MAPPINGS_DIR's: a window's `methods` is checked against the set that just took over.
+  if (config.brownoutsFile !== undefined && brownouts) reloads.register(brownoutsReload(config.brownoutsFile, brownouts, () => readMethodsOf(gateway)));
+}
+
 export async function startGateway(options: StartOptions): Promise<RunningGateway> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -283,10 +297,7 @@ export async function startGateway(options: StartOptions): Promise<RunningGatewa
   }
   if (tracing) composed = closingTracing(composed, tracing);
   const { gateway, redis } = composed;
-  if (config.shadowMappingsDir !== undefined && gateway.shadow) reloads.register(shadowReload(config.shadowMappingsDir, gateway.shadow));
-  if (config.integrationsFile !== undefined && integrations) reloads.register(integrationsReload(config.integrationsFile, integrations));
-  // After MAPPINGS_DIR's: a window's `methods` is checked against the set that just took over.
-  if (config.brownoutsFile !== undefined && brownouts) reloads.register(brownoutsReload(config.brownoutsFile, brownouts, () => readMethodsOf(gateway)));
+  registerFileReloads(reloads, config, gateway, integrations, brownouts);
   const server = createServer(config, (req, res) => gateway.handler(req, res));
   const port = await listen(server, config).catch(async (err: unknown) => {
     // Nothing may keep the process alive after a failed start (a port in use, say).
