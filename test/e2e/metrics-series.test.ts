@@ -70,15 +70,17 @@ describe('/metrics after a read and a payment', () => {
     const paid = await fetch(`${gateway.url}/api/payment`, { method: 'POST', body: new URLSearchParams({ client_id: '1', revenue_amount: '1.00', send_email: '0' }) });
     expect(paid.status).toBe(200);
     expect(await paid.text()).toContain('payment added');
-    expect(upstream.received.map((r) => `${r.method} ${r.url.split('?')[0]}`)).toEqual(['GET /api/v1/clients', 'GET /api/v1/clients/1', 'POST /api/v1/payments']);
+    expect(upstream.received.map((r) => `${r.method} ${r.url.split('?')[0]}`)).toEqual(['GET /api/v1/clients', 'GET /api/v1/clients/1', 'GET /api/v1/payments', 'POST /api/v1/payments']);
 
     const text = await scrape();
     expect(nonZero(text, 'legacy_gateway_upstream_requests_total')).toEqual({
       'legacy_gateway_upstream_requests_total{resource="clients",verb="GET",outcome="ok"}': 2,
+      'legacy_gateway_upstream_requests_total{resource="payments",verb="GET",outcome="ok"}': 1,
       'legacy_gateway_upstream_requests_total{resource="payments",verb="POST",outcome="ok"}': 1,
     });
     expect(nonZero(text, 'legacy_gateway_upstream_request_duration_seconds_count')).toEqual({
       'legacy_gateway_upstream_request_duration_seconds_count{resource="clients",verb="GET",outcome="ok"}': 2,
+      'legacy_gateway_upstream_request_duration_seconds_count{resource="payments",verb="GET",outcome="ok"}': 1,
       'legacy_gateway_upstream_request_duration_seconds_count{resource="payments",verb="POST",outcome="ok"}': 1,
     });
     expect(samples(text, 'legacy_gateway_upstream_request_duration_seconds_bucket').get('legacy_gateway_upstream_request_duration_seconds_bucket{le="+Inf",resource="payments",verb="POST",outcome="ok"}')).toBe(1);

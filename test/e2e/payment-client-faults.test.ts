@@ -90,7 +90,8 @@ describe('a check that reads a record of the wrong shape: code 8, HTTP 502, no p
     v1({ client: (res) => json(res, 200, { object: 'client', id: '1' }), service: (res) => json(res, 200, { object: 'service', id: '4' }) });
     const r = await pay(gateway.url, { ...existing, service_id: '4' });
     expect(r.text).toBe('{"status":"success","code":12,"response":"payment added (payment id 901)"}');
-    expect(calls()).toEqual(['GET /api/v1/clients/1', 'GET /api/v1/services/4', 'POST /api/v1/payments']);
+    // The client's newest payment read before the POST: what an unknown outcome would be settled against.
+    expect(calls()).toEqual(['GET /api/v1/clients/1', 'GET /api/v1/services/4', 'GET /api/v1/payments?client_id=1&offset=0&limit=1', 'POST /api/v1/payments']);
   });
 });
 

@@ -110,7 +110,7 @@ describe('replay --shadow-pairs', () => {
     for (const extra of [{ target: 'http://127.0.0.1:9' }, { upstream: 'http://127.0.0.1:9' }, { proposeMappings: path.join(dir, 'p') }]) {
       const run = await runReplayCaptured(FIXTURE, { shadowPairs: true, ...extra });
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('--shadow-pairs: renders the pairs recorded in the file');
+      expect(run.stderr).toContain('--shadow-pairs renders the pairs recorded in the file');
     }
     expect(network.used).toEqual([]);
   });
