@@ -5,6 +5,7 @@
 // `legacy-gateway payments settle CLAIM --paid ID | --not-paid --url ...`: an operator's decision, after
 // looking at v1's payments list (POST /payments/settle; the gateway logs it at warn).
 // Exit codes: 0 fine, 1 the gateway could not be reached or refused the decision, 2 a usage error.
+import { SHOWN_CLAIM } from '../gateway/payments-admin.js';
 import { printable, UsageError } from './usage.js';
 
 export interface PaymentsIo {
@@ -91,7 +92,7 @@ async function listUnknown(opts: PaymentsUnknownOptions, io: PaymentsIo): Promis
 async function settle(claim: string, opts: PaymentsSettleOptions, io: PaymentsIo): Promise<void> {
   if ((opts.paid === undefined) === (opts.notPaid !== true)) throw new UsageError('settle: give either --paid <payment id> or --not-paid', 2);
   if (opts.paid !== undefined && !/^[1-9]\d{0,15}$/.test(opts.paid)) throw new UsageError(`--paid: not a payment id: ${opts.paid}`, 2);
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(claim)) throw new UsageError(`not a claim (as payments unknown lists it): ${claim}`, 2);
+  if (!SHOWN_CLAIM.test(claim)) throw new UsageError(`not a claim (as payments unknown lists it): ${claim}`, 2);
   const url = listenerUrl(opts.url, '/payments/settle');
   const decision = opts.paid === undefined ? { claim, notPaid: true } : { claim, paid: Number(opts.paid) };
   const { status, body } = await call(io, url, { method: 'POST', body: JSON.stringify(decision) });

@@ -28,6 +28,14 @@ export interface UnknownPaymentRow {
 /** How many claims a listing shows at most (the oldest first). */
 export const UNKNOWN_LISTING_LIMIT = 500;
 
+/**
+ * A claim as the operator sees and names it: its store id (a base64url digest) in hex, which never begins
+ * with "-" (a command line would read it as an option) and reads the same in every font.
+ */
+export const SHOWN_CLAIM = /^[0-9a-f]{64}$/;
+const shownClaim = (id: string): string => Buffer.from(id, 'base64url').toString('hex');
+const claimId = (shown: string): string => Buffer.from(shown, 'hex').toString('base64url');
+
 export interface PaymentsAdmin {
   unknown(): Promise<UnknownPaymentRow[]>;
   /** `off`: the mapping in service settles nothing (no `settle` in mappings/payment.yaml). */
@@ -51,7 +59,7 @@ export function paymentsAdmin(deps: PaymentsAdminDeps): PaymentsAdmin {
         const ticket = record.ticket!;
         const caller = deps.fingerprintOf(deps.claims.apiKeyOf(record));
         return {
-          claim: id,
+          claim: shownClaim(id),
           sent: new Date(ticket.sentAt).toISOString(),
           ageSeconds: Math.max(0, Math.round((now - ticket.sentAt) / 1000)),
           amount: ticket.amount,
@@ -65,7 +73,7 @@ export function paymentsAdmin(deps: PaymentsAdminDeps): PaymentsAdmin {
     async settle(claim, decision) {
       const terms = settleTerms(deps.payment(), () => Promise.reject(new Error('not read')));
       if (terms === undefined) return 'off';
-      const result = await deps.claims.settleByHand(claim, decision, terms);
+      const result = SHOWN_CLAIM.test(claim) ? await deps.claims.settleByHand(claimId(claim), decision, terms) : 'not-unknown';
       const details = { claim, settled: decision.kind === 'paid' ? 'paid' : 'not_paid', ...(decision.kind === 'paid' ? { paymentId: decision.paymentId } : {}), result };
       deps.logger.warn(details, result === 'settled' ? 'a payment whose outcome was unknown was settled by an operator' : 'an operator\'s settlement of a payment was refused');
       return result;

@@ -8,7 +8,7 @@ import { http } from '../node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { UsageReport } from '../state/usage/usage-tracker.js';
-import type { PaymentsAdmin } from '../payments-admin.js';
+import { SHOWN_CLAIM, type PaymentsAdmin } from '../payments-admin.js';
 
 export interface MetricsServer {
   url: string;
@@ -58,7 +58,7 @@ function serveSettle(payments: PaymentsAdmin, req: IncomingMessage, res: ServerR
     } catch {
       return sendJson(res, 400, { error: 'the body must be JSON: {"claim": "...", "paid": <payment id>} or {"claim": "...", "notPaid": true}' });
     }
-    const claim = typeof body?.claim === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(body.claim) ? body.claim : undefined;
+    const claim = typeof body?.claim === 'string' && SHOWN_CLAIM.test(body.claim) ? body.claim : undefined;
     const paid = typeof body?.paid === 'number' && Number.isSafeInteger(body.paid) && body.paid > 0 ? body.paid : undefined;
     const notPaid = body?.notPaid === true;
     if (claim === undefined || (paid === undefined) === !notPaid) {
