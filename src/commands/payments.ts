@@ -5,8 +5,8 @@
 // `legacy-gateway payments settle CLAIM --paid ID | --not-paid --url ...`: an operator's decision, after
 // looking at v1's payments list (POST /payments/settle; the gateway logs it at warn).
 // Exit codes: 0 fine, 1 the gateway could not be reached or refused the decision, 2 a usage error.
-import { SHOWN_CLAIM } from '../gateway/payments-admin.js';
-import { printable, UsageError } from './usage.js';
+import { SHOWN_CLAIM, type UnknownPaymentRow } from '../gateway/payments-admin.js';
+import { listenerAddress, printable, UsageError } from './usage.js';
 
 export interface PaymentsIo {
   out: (text: string) => void;
@@ -14,27 +14,10 @@ export interface PaymentsIo {
   fetch: typeof fetch;
 }
 
-interface UnknownRow {
-  claim: string;
-  sent: string;
-  ageSeconds: number;
-  amount: string;
-  client: string;
-  caller: string;
-  integration: string | null;
-  state: string;
-}
-
 /** The metrics listener's `path`, from `http://host:port` or any URL on it (`.../metrics`, `.../usage`). */
 function listenerUrl(given: string | undefined, path: string): URL {
   if (given === undefined) throw new UsageError('--url is required: the metrics listener, e.g. http://127.0.0.1:9464', 2);
-  let url: URL;
-  try {
-    url = new URL(given);
-  } catch {
-    throw new UsageError(`--url: not a URL: ${given}`, 2);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url: must be http:// or https://', 2);
+  const url = listenerAddress(given);
   url.pathname = path;
   url.search = '';
   return url;
@@ -61,7 +44,7 @@ async function call(io: PaymentsIo, url: URL, init: RequestInit = {}): Promise<{
 
 const age = (seconds: number): string => (seconds >= 3600 ? `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m` : seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`);
 
-export function unknownTable(rows: readonly UnknownRow[]): string {
+export function unknownTable(rows: readonly UnknownPaymentRow[]): string {
   if (rows.length === 0) return 'no payment with an unknown outcome\n';
   const header = ['CLAIM', 'SENT', 'AGE', 'AMOUNT', 'CLIENT', 'CALLER', 'INTEGRATION', 'STATE'];
   const cells = rows.map((r) => [r.claim, r.sent, age(r.ageSeconds), r.amount, r.client, r.caller, r.integration ?? '-', r.state].map((c) => printable(String(c))));
@@ -86,7 +69,7 @@ async function listUnknown(opts: PaymentsUnknownOptions, io: PaymentsIo): Promis
   const { status, body, text } = await call(io, url);
   const rows = (body as { payments?: unknown } | null)?.payments;
   if (status !== 200 || !Array.isArray(rows)) throw new UsageError(`${url.href}: HTTP ${status}: ${printable(String((body as { error?: unknown } | null)?.error ?? 'not a list of payments'))}`, 1);
-  io.out(opts.json ? (text.endsWith('\n') ? text : `${text}\n`) : unknownTable(rows as UnknownRow[]));
+  io.out(opts.json ? (text.endsWith('\n') ? text : `${text}\n`) : unknownTable(rows as UnknownPaymentRow[]));
 }
 
 async function settle(claim: string, opts: PaymentsSettleOptions, io: PaymentsIo): Promise<void> {

@@ -53,8 +53,8 @@ export class UsageError extends Error {
   }
 }
 
-/** The /usage URL of a metrics listener given as `http://host:port`, `.../metrics` or `.../usage`. */
-export function usageUrl(given: string): URL {
+/** `--url`, a metrics listener's address: an http:// or https:// URL, or a usage error (exit 2). */
+export function listenerAddress(given: string): URL {
   let url: URL;
   try {
     url = new URL(given);
@@ -62,6 +62,12 @@ export function usageUrl(given: string): URL {
     throw new UsageError(`--url: not a URL: ${given}`, 2);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url: must be http:// or https://', 2);
+  return url;
+}
+
+/** The /usage URL of a metrics listener given as `http://host:port`, `.../metrics` or `.../usage`. */
+export function usageUrl(given: string): URL {
+  const url = listenerAddress(given);
   const path = url.pathname.replace(/\/+$/, '');
   if (path.endsWith('/metrics')) url.pathname = `${path.slice(0, -'/metrics'.length)}/usage`;
   else if (!path.endsWith('/usage')) url.pathname = `${path}/usage`;
