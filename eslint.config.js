@@ -104,6 +104,27 @@ export default tseslint.config(
     rules: { 'local/floors': ['error', { root: 'src', floors: FLOORS }] },
   },
   {
+    // One request carrier (src/gateway/edge/request-context.ts): what the gateway knows of a request rides on
+    // its context, never on `req` or `res`, and nothing wraps them (a writer of a reply hands what it writes
+    // to the context's reply copy, edge/reply-copy.ts). Setting the status, the response's own field, stays.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "AssignmentExpression > MemberExpression.left:has(Identifier[name=/^(req|res)$/]):not([property.name=/^status(Code|Message)$/])",
+          message: 'nothing is planted on req or res, nor their methods replaced: it rides on the request context',
+        },
+        {
+          selector:
+            "CallExpression[callee.object.name='Object'][callee.property.name=/^(assign|defineProperty|defineProperties|setPrototypeOf)$/] > .arguments:first-child:has(Identifier[name=/^(req|res)$/])",
+          message: 'nothing is planted on req or res: it rides on the request context',
+        },
+      ],
+    },
+  },
+  {
     // Functions a reader can hold in mind at once.
     files: ['src/**/*.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },

@@ -52,14 +52,14 @@ function answerShuttingDown({ ctx }: Tracked): void {
   ctx.errorCode = SHUTTING_DOWN.code;
   const body = JSON.stringify(legacyFailure(SHUTTING_DOWN.message));
   res.writeHead(SHUTTING_DOWN.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  ctx.replyCopy?.add(body);
   res.end(body);
 }
 
 /** While draining, the connection of this reply closes once it is sent (the client reconnects elsewhere). */
 function closeAfterReply({ ctx }: Tracked): void {
+  // The relay's reply headers (writeHead) add to this one: the passthrough's reply closes too.
   if (!ctx.res.headersSent) ctx.res.setHeader('connection', 'close');
-  // The passthrough copies the request's Connection header onto the reply (http-proxy), so set both.
-  ctx.req.headers.connection = 'close';
 }
 
 class Lifecycle implements RequestLifecycle {

@@ -73,6 +73,17 @@ describe('drain', () => {
     expect(gateway.logs.some((l) => l.includes('"msg":"drained"') && l.includes('"cutOff":0'))).toBe(true);
   });
 
+  it('closes the connection of a passthrough reply relayed while draining', async () => {
+    const gateway = await startHardenedGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '5000' });
+    const inFlight = fetchText(`${gateway.url}/api/v1/clients/1`);
+    await arrivals(1);
+    const closed = gateway.close();
+    release();
+    const reply = await inFlight;
+    expect([reply.status, reply.headers.get('connection'), JSON.parse(reply.text)]).toEqual([200, 'close', { object: 'client', id: 1 }]);
+    await closed;
+  });
+
   it('answers other requests a legacy 503 at SHUTDOWN_TIMEOUT_MS, but a payment in flight always finishes and answers', async () => {
     const gateway = await startHardenedGateway({ UPSTREAM_URL: upstream.url, SHUTDOWN_TIMEOUT_MS: '100', UPSTREAM_TIMEOUT_MS: '10000' });
     const read = fetchText(`${gateway.url}/api/staffs/0/1`);

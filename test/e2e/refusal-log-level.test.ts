@@ -59,7 +59,7 @@ describe('a keyed payment refused by the Idempotency-Key store', () => {
       const answer = answers.get(req.url ?? '')!(ctx, res);
       ctx.paymentCode = answer.body.code;
       for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-      writeJson(res, answer.httpStatus, answer.body);
+      writeJson(ctx, answer.httpStatus, answer.body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

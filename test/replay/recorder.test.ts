@@ -1,15 +1,24 @@
-// RECORD_FILE: the recorder middleware writes one redacted JSONL line per call, in the format replay
-// reads (a recording replays identical against the same server), and never disturbs the request path.
+// RECORD_FILE: the recorder step writes one redacted JSONL line per call, in the format replay reads (a
+// recording replays identical against the same server), and never disturbs the request path. The legacy
+// app recorded here is built from the gateway's own edge (router, context) and writers, with routes of its
+// own: what is recorded is what those writers hand over, the relayed (streamed) reply included.
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import express from 'express';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/replay/run/runner.js';
 import { EMPTY_RULE_SET } from '../../src/replay/rules/rules-file.js';
 import { createRecorder, type Recorder } from '../../src/gateway/steps/record.js';
+import type { RequestContext } from '../../src/gateway/edge/request-context.js';
+import type { Route } from '../../src/gateway/edge/route.js';
+import { createGatewayRouter } from '../../src/gateway/edge/router.js';
+import { sendLegacyError } from '../../src/gateway/edge/error-reply.js';
+import { writeJson, writeJsonReply } from '../../src/gateway/edge/write-json.js';
+import { GatewayError } from '../../src/shared/errors.js';
+import { parseJsonExact, stringifyExact, type JsonObject } from '../../src/shared/json-exact.js';
+import { createPassthrough, type Passthrough } from '../../src/gateway/routes/passthrough.js';
 
 interface Line {
   time: string;
@@ -20,28 +29,73 @@ interface Line {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'replay-recorder-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let servers: Server[] = [];
+let relays: Passthrough[] = [];
 afterEach(async () => {
+  await Promise.all(relays.map((r) => r.close()));
+  relays = [];
+  for (const s of servers) s.closeAllConnections();
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   servers = [];
 });
 
+async function listen(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Reads a form body the way the payment route does, leaving its fields on the context for the recorder. */
+async function readForm(ctx: RequestContext): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+  const fields = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+  ctx.bodyFields = fields;
+  ctx.secrets.addBodyFields(fields);
+}
+
 async function legacyApp(recorder: Recorder): Promise<string> {
-  const app = express();
-  app.use('/api', recorder.middleware);
-  app.get('/api/staff/:id', (req, res) => {
-    res.json({ status: 'success', response: { id: req.params.id, first_name: 'Olivia', echoed_key: req.get('x-api-key') ?? null } });
-  });
-  app.get('/api/text', (_req, res) => {
-    res.type('text/plain').write('part one, ');
+  // A text reply written in two parts, relayed by the passthrough as it arrives.
+  // A JSON list streamed in pieces, its numbers spelled as JSON.stringify would not.
+  const textUpstream = await listen((req, res) => {
+    if (req.url === '/api/stream') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[{"id":1,"price":"45.50","rate":1.0},');
+      res.write('{"id":2,"price":"0.10","rate":2e2},');
+      res.end('{"id":3,"note":"é ✓"}]');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('part one, ');
     res.end('part two');
   });
-  app.post('/api/payment', express.urlencoded({ extended: false }), (_req, res) => {
-    res.status(200).json({ status: 'success', code: 12, response: 'Payment added' });
+  const relay = createPassthrough({ upstreamUrl: textUpstream, timeoutMs: 5000 });
+  relays.push(relay);
+  const route = (kind: Route['kind'], label: string, handle: Route['handle']): Route => ({ kind, label, bodyLimit: 1024 * 1024, handle });
+  const staff = route('read', 'staff', (ctx) => {
+    const id = ctx.request.path.split('/')[3];
+    writeJson(ctx, 200, { status: 'success', response: { id, first_name: 'Olivia', echoed_key: ctx.req.headers['x-api-key'] ?? null } });
   });
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const text = route('read', 'text', relay);
+  const failing = route('read', 'failing', (ctx) => sendLegacyError(ctx, new GatewayError('LGW_UPSTREAM_ERROR', 'v1 refused the call: "unknown client 9"', { status: 502 })));
+  const cached = Buffer.from('{"status":"success","response":[{"id":"1","total":"12.00"}]}');
+  const kept = route('read', 'kept', (ctx) => writeJsonReply(ctx, 200, cached));
+  const payment = route('payment', 'payment', async (ctx) => {
+    await readForm(ctx);
+    writeJson(ctx, 200, { status: 'success', code: 12, response: 'Payment added' });
+  });
+  const notFound = route('passthrough', 'passthrough', (ctx) => writeJson(ctx, 404, { status: 'failure', response: 'not found' }));
+  const routes = [staff, text, failing, kept, payment, notFound];
+  const byPath = new Map([['/api/text', text], ['/api/stream', text], ['/api/failing', failing], ['/api/kept', kept], ['/api/payment', payment]]);
+  const gateway = createGatewayRouter({
+    table: {
+      lookup: ({ path: at }) => (at.startsWith('/api/staff/') ? staff : (byPath.get(at) ?? notFound)),
+      routes: () => routes,
+    },
+    steps: [recorder.step],
+    fallbackApiKey: undefined,
+  });
+  return listen((req, res) => gateway(req, res));
 }
 
 describe('createRecorder', () => {
@@ -123,5 +177,26 @@ describe('createRecorder', () => {
     const [line] = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Line);
     expect(line?.response.status).toBe(200);
     expect(line?.response.body).toBeUndefined();
+  });
+
+  it("records of each writer the very bytes its caller received: JSON text, kept bytes, an error, a relayed stream", async () => {
+    const file = path.join(dir, 'bytes.jsonl');
+    const recorder = createRecorder(file);
+    const base = await legacyApp(recorder);
+    const received: { status: number; body: string }[] = [];
+    for (const at of ['/api/staff/7', '/api/kept', '/api/failing', '/api/stream', '/api/text']) {
+      const reply = await fetch(`${base}${at}`);
+      received.push({ status: reply.status, body: Buffer.from(await reply.arrayBuffer()).toString('utf8') });
+    }
+    await recorder.close();
+    // Read exactly: a number keeps its spelling, so the JSON embedded in a line prints back as it was sent.
+    const recorded = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => (parseJsonExact(l) as { response: JsonObject }).response)
+      .map(({ status, body }) => ({ status, body: typeof body === 'string' ? body : stringifyExact(body!) }));
+    expect(recorded).toEqual(received);
+    expect(received.map((r) => r.status)).toEqual([200, 200, 502, 200, 200]);
+    expect(received[3]?.body).toBe('[{"id":1,"price":"45.50","rate":1.0},{"id":2,"price":"0.10","rate":2e2},{"id":3,"note":"é ✓"}]');
   });
 });

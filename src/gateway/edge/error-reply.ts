@@ -2,6 +2,7 @@
 // Unexpected errors become a 500 carrying the request id, never a stack trace or a source path.
 // v1's own text (the message and headers of an upstream error) leaves only through the request's
 // scrubber: v1 may echo the key, a token or a password it received. Every other message is the gateway's.
+// A call being recorded is handed the same body (reply-copy.ts).
 import type { ServerResponse } from 'node:http';
 import { GatewayError, legacyFailure } from '../../shared/errors.js';
 import type { RequestContext } from './request-context.js';
@@ -39,5 +40,6 @@ export function writeLegacyError(res: ServerResponse, err: unknown, ctx: Request
   res.setHeader('content-length', Buffer.byteLength(body));
   // The request's log line carries the fault (scrubbed: request-line.ts).
   if (ctx && error.code === 'LGW_INTERNAL') ctx.error = err instanceof Error ? err : error;
+  ctx?.replyCopy?.add(body);
   res.end(body);
 }

@@ -4,12 +4,13 @@
 // end, the request's secrets with the one scrubber every text leaving the gateway for it passes through,
 // and the work its steps asked to run once its response closes.
 // The edge makes it (openContext) before any step runs and hands it to every step and route as their
-// parameter; whatever else needs it (the error writer, the drain's list, the recorder) is handed it too.
-// It is the request's one carrier: nothing of it is kept on `req` or `res`, and nothing downstream reads
-// req.url again.
+// parameter; whatever else needs it (the writers of a reply, the drain's list, the recorder) is handed it
+// too. It is the request's one carrier: nothing of it is kept on `req` or `res`, nothing wraps them, and
+// nothing downstream reads req.url again.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isSecretField, SecretScrubber, secretsOfRequest, type HeaderPair } from '../../shared/redact.js';
 import type { LegacyRequest } from './legacy-request.js';
+import type { ReplyCopy } from './reply-copy.js';
 import type { Route } from './route.js';
 
 export interface UpstreamCallNote {
@@ -43,6 +44,9 @@ export interface RequestContext {
   refusedByDesign?: boolean;
   /** The body's fields as the route read them (the payment's), for the recorder; secrets are redacted there. */
   bodyFields?: Readonly<Record<string, string>>;
+  /** Set by the recorder on a call it records: every writer of a reply hands it what it writes
+   * (reply-copy.ts). Unset on every other call. */
+  replyCopy?: ReplyCopy;
   /** The request's secrets: every text v1 sent back passes through `secrets.scrubber` before it leaves
    * the gateway (reply, stored reply, recording, log line). */
   secrets: RequestSecrets;

@@ -25,14 +25,14 @@ export function cachedRead(openRead: LegacyReader, deps: CachedReadDeps) {
     if (ready) {
       ctx.cacheHits++;
       deps.onHit();
-      return writeJsonReply(res, 200, ready);
+      return writeJsonReply(ctx, 200, ready);
     }
     try {
       const reply = (await read.run()).take();
-      if (reply.freshUntil === undefined) return writeLegacyRead(res, reply, reply.json);
+      if (reply.freshUntil === undefined) return writeLegacyRead(ctx, reply, reply.json);
       const bytes = typeof reply.json === 'string' ? Buffer.from(reply.json) : reply.json;
       deps.cache.set(key, bytes, reply.freshUntil);
-      writeLegacyRead(res, reply, bytes);
+      writeLegacyRead(ctx, reply, bytes);
     } catch (err) {
       if (!res.writableEnded) sendLegacyError(ctx, err);
     }

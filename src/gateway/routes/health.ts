@@ -81,17 +81,17 @@ export function readinessProbe(deps: ReadinessDeps, cacheMs = 2000) {
   }
 
   return {
-    healthz({ res }: RequestContext): void {
-      writeJson(res, 200, { status: 'ok' });
+    healthz(ctx: RequestContext): void {
+      writeJson(ctx, 200, { status: 'ok' });
     },
-    async readyz({ res }: RequestContext): Promise<void> {
+    async readyz(ctx: RequestContext): Promise<void> {
       const sandbox = deps.notice === undefined ? {} : { sandbox: deps.notice };
-      if (deps.isDraining()) return writeJson(res, 503, { status: 'draining', ...sandbox });
+      if (deps.isDraining()) return writeJson(ctx, 503, { status: 'draining', ...sandbox });
       const upstream = await upstreamState();
       const redis = deps.redisUp === undefined ? {} : { redis: deps.redisUp() ? 'up' : 'down' };
       const claims = deps.claimsUp === undefined ? {} : { claims: deps.claimsUp() ? 'up' : 'down' };
       const ready = upstream === 'reachable';
-      writeJson(res, ready ? 200 : 503, {
+      writeJson(ctx, ready ? 200 : 503, {
         status: ready ? 'ready' : upstream === 'unreachable' ? 'upstream unreachable' : 'upstream misaddressed',
         mappings: deps.mappingCount(),
         upstream,

@@ -8,7 +8,6 @@
 // started (state/caches/write-generations.ts): no copy made before a later write of it is served to a later call.
 // A read is opened once per request (`LegacyRead`): its call and its generation are computed there, once,
 // and the reply cache (cached-read.ts) keys its copy by the same values before it runs the read, if at all.
-import type { ServerResponse } from 'node:http';
 import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall, type LegacyReplyJson } from '../../mapping/run.js';
 import { resourceRead } from '../../legacy-surface/resources-touched.js';
@@ -134,10 +133,11 @@ const bytesOf = (payload: V1Payload): Buffer => payload.bytes ?? Buffer.from(pay
 
 /** Writes a translated read's reply (its text or bytes, or the bytes a cache keeps), unless it was answered meanwhile
  * (the shutdown deadline): nothing more is written then. */
-export function writeLegacyRead(res: ServerResponse, reply: Pick<LegacyReadReply, 'stale'>, body: string | Buffer): void {
+export function writeLegacyRead(ctx: RequestContext, reply: Pick<LegacyReadReply, 'stale'>, body: string | Buffer): void {
+  const { res } = ctx;
   if (res.headersSent) return;
   if (reply.stale) res.setHeader('warning', '110 - "Response is Stale"');
-  writeJsonReply(res, 200, body);
+  writeJsonReply(ctx, 200, body);
 }
 
 /** The route of a read served without a reply cache: read, then write (or answer the error). */
@@ -145,7 +145,7 @@ export function serveRead(openRead: LegacyReader) {
   return async function serveLegacyRead(ctx: RequestContext): Promise<void> {
     try {
       const reply = (await openRead(ctx).run()).take();
-      writeLegacyRead(ctx.res, reply, reply.json);
+      writeLegacyRead(ctx, reply, reply.json);
     } catch (err) {
       if (!ctx.res.writableEnded) sendLegacyError(ctx, err);
     }

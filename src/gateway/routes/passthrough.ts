@@ -176,7 +176,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
       failedBeforeReply,
       // A call that brought no key is lent the gateway's own: v1's error text must not hand it over.
       ...(request.apiKeyIsLent ? { rewriteErrorBody: (text: string) => ctx.secrets.scrub(text) } : {}),
-    });
+    }, ctx.replyCopy);
     // dispatch() reports its own failures (a bad option, a closed pool) through the relay's onResponseError.
     pool.dispatch({ method: req.method ?? 'GET', path: `${pathPrefix}${path}`, headers, body }, relay);
   };

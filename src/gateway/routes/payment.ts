@@ -4,7 +4,6 @@
 // {"status","code","response"}, and tells the payment whether its reply reached the caller. The fields are
 // never logged; the log line carries the code only, and a repeat answered without paying is a warning. The
 // names (never the values) of the fields the payment does not know are logged at debug.
-import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { bodyProblemReply, internalFaultReply, unacceptedFieldsReply, type LegacyPaymentReply } from '../../payment/contract.js';
 import { unknownPaymentFields } from '../../payment/legacy-fields.js';
@@ -37,32 +36,33 @@ function logUnknownFields(logger: Logger, reqId: string, unknown: readonly strin
   logger.debug({ reqId, unknownFields: names, unknownFieldCount: unknown.length }, 'payment fields ignored: the gateway does not know them');
 }
 
-function send(res: ServerResponse, result: LegacyPaymentReply): void {
-  for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
-  writeJson(res, result.httpStatus, result.body);
+function send(ctx: RequestContext, result: LegacyPaymentReply): void {
+  for (const [name, value] of Object.entries(result.headers)) ctx.res.setHeader(name, value);
+  writeJson(ctx, result.httpStatus, result.body);
 }
 
 /** Sends a reply and resolves whether it reached its caller: its connection was still open when it was
  * sent, and the reply was written out in full ('finish') before the connection closed. Node marks a reply
  * sent on a connection the caller already closed as finished too, so the connection is looked at first. */
-function sendDelivered(res: ServerResponse, result: LegacyPaymentReply): Promise<boolean> {
+function sendDelivered(ctx: RequestContext, result: LegacyPaymentReply): Promise<boolean> {
+  const { res } = ctx;
   if (res.destroyed || res.socket === null || res.socket.destroyed) {
-    send(res, result);
+    send(ctx, result);
     return Promise.resolve(false);
   }
   const delivered = new Promise<boolean>((resolve) => {
     res.once('finish', () => resolve(true));
     res.once('close', () => resolve(false));
   });
-  send(res, result);
+  send(ctx, result);
   return delivered;
 }
 
 /** Sends the reply of a payment that ran, then tells it whether the reply reached the caller. */
-async function sendTellingDelivery(res: ServerResponse, result: LegacyPaymentReply, delivered: (reached: boolean) => Promise<void>): Promise<void> {
+async function sendTellingDelivery(ctx: RequestContext, result: LegacyPaymentReply, delivered: (reached: boolean) => Promise<void>): Promise<void> {
   let reached: Promise<boolean>;
   try {
-    reached = sendDelivered(res, result);
+    reached = sendDelivered(ctx, result);
   } catch (err) {
     await delivered(false);
     throw err;
@@ -82,10 +82,10 @@ export function paymentRoute(deps: PaymentRouteDeps) {
         res.setHeader('connection', 'close');
         res.once('finish', () => req.socket.destroySoon());
       }
-      return send(res, bodyProblemReply(body.problem, mapping));
+      return send(ctx, bodyProblemReply(body.problem, mapping));
     }
     const unaccepted = unacceptedFieldsReply(body, mapping);
-    if (unaccepted) return send(res, unaccepted);
+    if (unaccepted) return send(ctx, unaccepted);
 
     // The recorder (RECORD_FILE) reads the fields from here when the reply is written; it redacts secrets.
     ctx.bodyFields = body.fields;
@@ -103,8 +103,8 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     if (reply.internalError !== undefined) ctx.error = reply.internalError instanceof Error ? reply.internalError : new Error('payment flow fault');
     deps.onPaymentCode?.(reply.body.code);
     ctx.paymentCode = reply.body.code;
-    if (paid.delivered) await sendTellingDelivery(res, reply, paid.delivered);
-    else send(res, reply);
+    if (paid.delivered) await sendTellingDelivery(ctx, reply, paid.delivered);
+    else send(ctx, reply);
   }
 
   return function servePayment(ctx: RequestContext): void {
@@ -112,7 +112,7 @@ export function paymentRoute(deps: PaymentRouteDeps) {
     deps.mustFinish?.(ctx);
     const work = handle(ctx).catch((err: unknown) => {
       deps.logger.error({ err: scrubbedError(err, ctx.secrets.scrubber), reqId: ctx.requestId }, 'payment route fault');
-      if (!ctx.res.headersSent) send(ctx.res, internalFaultReply(mapping));
+      if (!ctx.res.headersSent) send(ctx, internalFaultReply(mapping));
     });
     deps.holdUntilDone?.(work);
   };

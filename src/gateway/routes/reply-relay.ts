@@ -1,6 +1,7 @@
 // The passthrough's undici dispatch handler: relays one upstream reply into the caller's response as it
 // arrives (status and headers, then each body chunk, with backpressure both ways), or hands the failure
-// back when the upstream fails before replying.
+// back when the upstream fails before replying. A call being recorded is handed each piece of the body as
+// it is written (reply-copy.ts).
 //
 // Written against undici's dispatch handler interface rather than `pool.stream()`: stream() wraps every
 // request in an AsyncResource, watches the response with stream.finished() (a dozen listeners) and
@@ -8,6 +9,7 @@
 // nothing this relay needs.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import type { ReplyCopy } from '../edge/reply-copy.js';
 
 export interface ReplyRelayEvents {
   /** The upstream's status line and headers arrived; returns the headers to send on (hop-by-hop dropped). */
@@ -40,6 +42,8 @@ export class ReplyRelay implements Dispatcher.DispatchHandler {
   constructor(
     private readonly res: ServerResponse,
     private readonly events: ReplyRelayEvents,
+    /** The request's copy of its reply, when it is recorded. */
+    private readonly copy?: ReplyCopy,
   ) {
     // A caller that goes away while the reply streams stops the upstream exchange too. Before the reply
     // starts the exchange runs on (bounded by the upstream timeout): a request sent is not cut off midway.
@@ -91,6 +95,7 @@ export class ReplyRelay implements Dispatcher.DispatchHandler {
       }
       return;
     }
+    this.copy?.add(chunk);
     if (!this.res.write(chunk)) controller.pause();
   }
 
@@ -106,6 +111,7 @@ export class ReplyRelay implements Dispatcher.DispatchHandler {
     const headers: Record<string, string | string[]> = { ...held.headers, 'content-length': String(body.length) };
     delete headers['transfer-encoding'];
     this.res.writeHead(held.status, headers);
+    this.copy?.add(body);
     this.res.end(body);
   }
 

@@ -5,31 +5,25 @@
 // replay report: by name, then by value through the request's own scrubber (which also knows the key sent
 // upstream, UPSTREAM_API_KEY when the call brought none). A JSON reply is embedded as JSON (numbers spelled
 // as sent); any other reply as a string.
-// It must never throw into the request path or slow it down: capture errors are reported through
+// The reply is not taken from the response: the step sets a copy on the call's context (edge/reply-copy.ts),
+// every writer of a reply hands it what it writes, and the line is made in the call's after-work, from the
+// copy and the response's status and headers. A call that is not recorded has no copy, and costs nothing.
+// It must never throw into the request path or slow it down: failures are reported through
 // onError, a failed file stops recording, and when the disk cannot keep up lines are dropped (and
 // counted) rather than buffered without bound. All lines go through one append stream. The step records
 // no call `legacy-gateway replay` sent (shared/replay-header.ts).
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import zlib from 'node:zlib';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { asJsonValue, parseJsonExact, stringifyExact, type JsonObject, type JsonValue } from '../../shared/json-exact.js';
-import {
-  redactBodyText,
-  redactHeaderRecord,
-  redactJson,
-  redactUrl,
-  secretsOfRequest,
-  SecretScrubber,
-  type HeaderPair,
-} from '../../shared/redact.js';
+import { redactHeaderRecord, redactJson, redactUrl, secretsOfRequest, type HeaderPair } from '../../shared/redact.js';
+import { ReplyCopy } from '../edge/reply-copy.js';
 import type { RequestContext } from '../edge/request-context.js';
 import type { Step } from './step.js';
 
 export interface Recorder {
-  /** Records every request it sees (Express middleware). */
-  middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
   /** The gateway's step: records the legacy calls (translated reads and payments), passes the rest on. */
   step: Step;
   /** Stops recording and flushes the file. */
@@ -46,8 +40,6 @@ export interface RecorderOptions {
   maxPendingBytes?: number;
 }
 
-type WriteArgs = [chunk?: unknown, encoding?: unknown, callback?: unknown];
-
 function headerPairs(headers: Record<string, string | string[]>): HeaderPair[] {
   const out: HeaderPair[] = [];
   for (const [name, value] of Object.entries(headers)) {
@@ -55,10 +47,6 @@ function headerPairs(headers: Record<string, string | string[]>): HeaderPair[] {
   }
   return out;
 }
-
-/** A request as the recorder reads it: the payment route leaves the fields it read in `body`; a router
- * mounted under a path keeps the whole target in `originalUrl` (Express sets it). */
-type RecordedRequest = IncomingMessage & { body?: unknown; originalUrl?: string };
 
 function rawHeaders(req: IncomingMessage): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -74,20 +62,14 @@ function decodeBody(body: Buffer, contentEncoding: unknown): string {
   return body.toString('utf8');
 }
 
-/** The request body as the route read it (its fields, on the request's context), or as a host
- * application's express parser left it on `req.body` (the library mounted behind one). */
-function requestBody(req: RecordedRequest, ctx: RequestContext | undefined): { json?: JsonValue; text?: string } | undefined {
-  const body: unknown = ctx?.bodyFields ?? req.body;
-  if (body === undefined || body === null) return undefined;
-  if (typeof body === 'string') return { text: body };
-  if (Buffer.isBuffer(body)) return { text: body.toString('utf8') };
+/** The request body as the route read it: the payment's fields, on the request's context. */
+function requestBody(ctx: RequestContext): { json: JsonValue } | undefined {
+  const body = ctx.bodyFields;
+  if (body === undefined) return undefined;
+  // An empty body of unstated length (a POST without one): nothing was sent.
+  if (Object.keys(body).length === 0 && !ctx.req.headers['content-length']) return undefined;
   const json = asJsonValue(body);
-  if (json === undefined) return undefined;
-  // A bodyless GET still gets `{}` from some parsers: nothing was sent.
-  if (typeof json === 'object' && !Array.isArray(json) && json !== null && Object.keys(json).length === 0 && !req.headers['content-length']) {
-    return undefined;
-  }
-  return { json };
+  return json === undefined ? undefined : { json };
 }
 
 function replyBody(text: string, contentType: unknown): JsonValue {
@@ -103,73 +85,30 @@ function replyBody(text: string, contentType: unknown): JsonValue {
   return text;
 }
 
-/** Copies what the route writes into `res` (up to `maxBodyBytes`; past it only `overflow` is kept). */
-function captureReply(res: ServerResponse, maxBodyBytes: number, onError: (err: Error) => void): { chunks: Buffer[]; overflow: boolean } {
-  const captured = { chunks: [] as Buffer[], overflow: false };
-  let size = 0;
-  const capture = (chunk: unknown, encoding: unknown): void => {
-    if (captured.overflow || chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    const buf =
-      typeof chunk === 'string'
-        ? Buffer.from(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8')
-        : chunk instanceof Uint8Array
-          ? Buffer.from(chunk)
-          : undefined;
-    if (!buf) return;
-    size += buf.length;
-    if (size > maxBodyBytes) {
-      captured.overflow = true;
-      captured.chunks.length = 0;
-      return;
-    }
-    captured.chunks.push(buf);
-  };
-  const safely = (args: WriteArgs): void => {
-    try {
-      capture(args[0], args[1]);
-    } catch (err) {
-      onError(err as Error);
-    }
-  };
-  const write = res.write as (...args: WriteArgs) => boolean;
-  const end = res.end as (...args: WriteArgs) => ServerResponse;
-  res.write = function (this: ServerResponse, ...args: WriteArgs): boolean {
-    safely(args);
-    return write.apply(this, args);
-  } as ServerResponse['write'];
-  res.end = function (this: ServerResponse, ...args: WriteArgs): ServerResponse {
-    safely(args);
-    return end.apply(this, args);
-  } as ServerResponse['end'];
-  return captured;
-}
-
 /** The JSONL line of one call and its reply, secrets redacted and scrubbed. */
-function recordedLine(req: RecordedRequest, res: ServerResponse, ctx: RequestContext | undefined, startedAt: Date, chunks: Buffer[], overflow: boolean): string {
+function recordedLine(ctx: RequestContext, startedAt: Date, reply: ReplyCopy): string {
+  const { req, res } = ctx;
   const reqHeaders = redactHeaderRecord(req.headers);
   const host = req.headers.host;
-  const target = req.originalUrl ?? req.url ?? '/';
+  const target = ctx.request.url;
   const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
   const url = host ? `${protocol}://${host}${target}` : target;
-  const body = requestBody(req, ctx);
-  const contentType = req.headers['content-type'];
+  const body = requestBody(ctx);
   // Secrets carried by this request are scrubbed from the whole line, wherever they were echoed: with the
-  // gateway's scrubber of the request when it has one, taught what the recorder sees of the request too.
-  const scrubber = (ctx?.secrets.scrubber ?? new SecretScrubber()).add(
+  // gateway's scrubber of the request, taught what the recorder sees of the request too.
+  const scrubber = ctx.secrets.scrubber.add(
     ...secretsOfRequest({
       url: target,
       headers: headerPairs(rawHeaders(req)),
-      bodyText: body?.text,
       bodyJson: body?.json,
     }),
   );
   const request: JsonObject = { method: req.method ?? 'GET', url: redactUrl(url), headers: reqHeaders };
-  if (body?.json !== undefined) request.body = redactJson(body.json);
-  else if (body?.text !== undefined) request.body = redactBodyText(body.text, contentType);
+  if (body !== undefined) request.body = redactJson(body.json);
 
   const response: JsonObject = { status: res.statusCode, headers: redactHeaderRecord(res.getHeaders()) };
-  if (!overflow) {
-    const text = decodeBody(Buffer.concat(chunks), res.getHeader('content-encoding'));
+  if (!reply.overflow) {
+    const text = decodeBody(reply.bytes(), res.getHeader('content-encoding'));
     response.body = replyBody(text, res.getHeader('content-type'));
   }
   const line: JsonObject = { time: startedAt.toISOString(), request, response };
@@ -211,44 +150,35 @@ export function createRecorder(filePath: string, options: RecorderOptions = {}):
     stream.write(line);
   };
 
-  /** Starts recording one call: its reply is captured as it is written, and `atEnd` is handed what appends
-   * its line once the reply was written out in full. */
-  const startRecording = (req: RecordedRequest, res: ServerResponse, ctx: RequestContext | undefined, atEnd: (record: () => void) => void): void => {
-    try {
-      if (failed || closed) return;
-      const startedAt = now();
-      const reply = captureReply(res, maxBodyBytes, (err) => report('capture', err));
-      atEnd(() => {
-        try {
-          append(recordedLine(req, res, ctx, startedAt, reply.chunks, reply.overflow));
-        } catch (err) {
-          report('record', err as Error);
-        }
-      });
-    } catch (err) {
-      report('setup', err as Error);
-    }
-  };
-
-  const middleware = (req: RecordedRequest, res: ServerResponse, next: () => void): void => {
-    startRecording(req, res, undefined, (record) => res.once('finish', record));
-    next();
+  /** Starts recording one call: its writers hand its reply to the copy set here, and its line is appended
+   * in its after-work, when the reply was written out in full before its response closed. */
+  const startRecording = (ctx: RequestContext): void => {
+    if (failed || closed) return;
+    const startedAt = now();
+    const reply = new ReplyCopy(maxBodyBytes);
+    ctx.replyCopy = reply;
+    ctx.afterWork.push(() => {
+      if (!ctx.res.writableFinished) return;
+      try {
+        append(recordedLine(ctx, startedAt, reply));
+      } catch (err) {
+        report('record', err as Error);
+      }
+    });
   };
 
   return {
-    middleware,
     step: {
       name: 'record',
       handle(ctx, next) {
-        const { route, request, res } = ctx;
-        // Recorded in the request's after-work, when the reply was written out in full before its response closed.
+        const { route, request } = ctx;
         // A replayed call is not recorded: replaying the file this gateway records into would grow it.
         if ((route.kind === 'read' || route.kind === 'payment') && !request.replayed) {
-          startRecording(ctx.req, res, ctx, (record) =>
-            ctx.afterWork.push(() => {
-              if (res.writableFinished) record();
-            }),
-          );
+          try {
+            startRecording(ctx);
+          } catch (err) {
+            report('setup', err as Error);
+          }
         }
         next();
       },
