@@ -71,6 +71,7 @@ beforeAll(async () => {
   await startApp();
 }, 180_000);
 
+// Three processes drain and stop here; on a loaded machine that outlasts the default hook timeout.
 afterAll(async () => {
   if (app && app.exitCode === null) {
     app.kill('SIGTERM');
@@ -79,7 +80,7 @@ afterAll(async () => {
   await standalone?.close();
   await sandbox?.close();
   rmSync(scratch, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe('legacyGateway() from the packed package', () => {
   it('installs without a warning: no install script (dist/ is built before packing), no engine refused', () => {

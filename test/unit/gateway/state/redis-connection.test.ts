@@ -133,6 +133,7 @@ describe('the commands the stores use', () => {
 });
 
 describe('outages', () => {
+  // Two redis-server starts and a stop, each awaited on its event: slow only when the machine is loaded.
   it('a stopped Redis: down at once, commands rejected at once, back up after a restart, subscriptions kept; one log line per change', async () => {
     const redis = await startTestRedis();
     try {
@@ -186,7 +187,7 @@ describe('outages', () => {
     } finally {
       await redis.close();
     }
-  });
+  }, 60_000);
 
   it('a stalled Redis (it accepts commands and never answers): a command rejects at its deadline, then at once; back when it answers again', async () => {
     const redis = await startTestRedis();
