@@ -9,7 +9,7 @@ import { renderHaproxy } from '../gateway/front-proxy/haproxy.js';
 import { renderNginx } from '../gateway/front-proxy/nginx.js';
 import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
-import { expectation, issueSentence } from '../shared/issue-text.js';
+import { expectation } from '../shared/issue-text.js';
 import { z } from 'zod';
 
 export const FRONT_FORMATS = ['nginx', 'haproxy'] as const;
@@ -35,13 +35,13 @@ const setting = (value: string | undefined): string | undefined => (value === un
 function upstreamTimeoutMs(opts: RoutesOptions, env: Environment): number {
   const [value, name] = opts.upstreamTimeoutMs !== undefined ? [opts.upstreamTimeoutMs, '--upstream-timeout-ms'] : [setting(env.UPSTREAM_TIMEOUT_MS), 'UPSTREAM_TIMEOUT_MS'];
   const parsed = settingsSchema.shape.upstreamTimeoutMs.safeParse(value, { error: expectation });
-  if (!parsed.success) throw new FrontSettingError(issueSentence(name, parsed.error.issues[0]!, { value }));
+  if (!parsed.success) throw new FrontSettingError(name, parsed.error.issues[0]!.message, { value });
   return parsed.data;
 }
 
 function frontSettings(opts: RoutesOptions, env: Environment): FrontSettings {
   const upstream = opts.upstream ?? setting(env.UPSTREAM_URL);
-  if (upstream === undefined) throw new FrontSettingError("--upstream: v1's base URL is required (or UPSTREAM_URL)");
+  if (upstream === undefined) throw new FrontSettingError('--upstream', "is required (or UPSTREAM_URL): v1's base URL");
   return {
     listen: parseListen(opts.listen ?? '8080'),
     gateways: parseGateways(opts.gateway ?? []),
@@ -53,7 +53,7 @@ function frontSettings(opts: RoutesOptions, env: Environment): FrontSettings {
 /** The configuration text; a FrontSettingError or MappingSetError when an option or the mappings are bad. */
 export async function routesConfig(opts: RoutesOptions, env: Environment): Promise<string> {
   const parsed = z.enum(FRONT_FORMATS).safeParse(opts.format, { error: expectation });
-  if (!parsed.success) throw new FrontSettingError(issueSentence('--format', parsed.error.issues[0]!, opts.format === undefined ? undefined : { value: opts.format }));
+  if (!parsed.success) throw new FrontSettingError('--format', parsed.error.issues[0]!.message, opts.format === undefined ? undefined : { value: opts.format });
   const format = parsed.data;
   const settings = frontSettings(opts, env);
   const timeoutMs = upstreamTimeoutMs(opts, env);

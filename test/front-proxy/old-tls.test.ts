@@ -58,18 +58,18 @@ async function handshake(port: number, version: tls.SecureVersion, ciphers: stri
 
 describe('the options, validated', () => {
   it.each<[RoutesOptions, string]>([
-    [{ tlsCert: undefined, tlsKey: undefined, tlsProtocols: 'TLSv1.2' }, '--tls-protocols: only with TLS on (--tls-cert and --tls-key)'],
-    [{ tlsCert: undefined, tlsKey: undefined, tlsCiphers: 'HIGH' }, '--tls-ciphers: only with TLS on (--tls-cert and --tls-key)'],
-    [{ tlsProtocols: 'SSLv3,TLSv1' }, '--tls-protocols: unknown protocol "SSLv3": use TLSv1, TLSv1.1, TLSv1.2, TLSv1.3'],
-    [{ tlsProtocols: 'TLSv1.2,TLSv1.2' }, '--tls-protocols: a protocol is named twice'],
-    [{ tlsProtocols: 'TLSv1.1,TLSv1.3', tlsCiphers: 'DEFAULT:@SECLEVEL=0' }, '--tls-protocols: the versions must be consecutive (HAProxy takes a lowest and a highest version)'],
-    [{ tlsProtocols: ',' }, '--tls-protocols: name at least one of TLSv1, TLSv1.1, TLSv1.2, TLSv1.3'],
-    [{ tlsProtocols: 'TLSv1.1,TLSv1.2' }, '--tls-protocols TLSv1.1: OpenSSL 3 offers them only at security level 0: add --tls-ciphers with @SECLEVEL=0 (e.g. DEFAULT:@SECLEVEL=0; docs/old-tls-clients.md)'],
-    [{ tlsProtocols: 'TLSv1.0,TLSv1.1', tlsCiphers: 'DEFAULT:@SECLEVEL=1' }, '--tls-protocols TLSv1, TLSv1.1: OpenSSL 3 offers them only at security level 0: add --tls-ciphers with @SECLEVEL=0 (e.g. DEFAULT:@SECLEVEL=0; docs/old-tls-clients.md)'],
-    [{ tlsCiphers: "HIGH'; include /etc/passwd; #" }, '--tls-ciphers: an OpenSSL cipher string: letters, digits and ! + - : @ = . _ only (e.g. DEFAULT:@SECLEVEL=0)'],
-    [{ tlsCiphers: 'HIGH DEFAULT' }, '--tls-ciphers: an OpenSSL cipher string: letters, digits and ! + - : @ = . _ only (e.g. DEFAULT:@SECLEVEL=0)'],
+    [{ tlsCert: undefined, tlsKey: undefined, tlsProtocols: 'TLSv1.2' }, '--tls-protocols applies only with TLS on (--tls-cert and --tls-key)'],
+    [{ tlsCert: undefined, tlsKey: undefined, tlsCiphers: 'HIGH' }, '--tls-ciphers applies only with TLS on (--tls-cert and --tls-key)'],
+    [{ tlsProtocols: 'SSLv3,TLSv1' }, '--tls-protocols must name one or more of TLSv1, TLSv1.1, TLSv1.2, TLSv1.3; got "SSLv3,TLSv1"'],
+    [{ tlsProtocols: 'TLSv1.2,TLSv1.2' }, '--tls-protocols must name each version once, got "TLSv1.2,TLSv1.2"'],
+    [{ tlsProtocols: 'TLSv1.1,TLSv1.3', tlsCiphers: 'DEFAULT:@SECLEVEL=0' }, '--tls-protocols must name consecutive versions (HAProxy takes a lowest and a highest version), got "TLSv1.1,TLSv1.3"'],
+    [{ tlsProtocols: ',' }, '--tls-protocols must name one or more of TLSv1, TLSv1.1, TLSv1.2, TLSv1.3; got ","'],
+    [{ tlsProtocols: 'TLSv1.1,TLSv1.2' }, '--tls-ciphers is required with --tls-protocols TLSv1.1: OpenSSL 3 offers them only at security level 0 (e.g. DEFAULT:@SECLEVEL=0; docs/old-tls-clients.md)'],
+    [{ tlsProtocols: 'TLSv1.0,TLSv1.1', tlsCiphers: 'DEFAULT:@SECLEVEL=1' }, '--tls-ciphers must hold @SECLEVEL=0 with --tls-protocols TLSv1 or TLSv1.1: OpenSSL 3 offers them only at security level 0 (e.g. DEFAULT:@SECLEVEL=0; docs/old-tls-clients.md)'],
+    [{ tlsCiphers: "HIGH'; include /etc/passwd; #" }, `--tls-ciphers must be an OpenSSL cipher string of letters, digits and ! + - : @ = . _ only (e.g. DEFAULT:@SECLEVEL=0); got "HIGH'; include /etc/passwd; #"`],
+    [{ tlsCiphers: 'HIGH DEFAULT' }, '--tls-ciphers must be an OpenSSL cipher string of letters, digits and ! + - : @ = . _ only (e.g. DEFAULT:@SECLEVEL=0); got "HIGH DEFAULT"'],
   ])('%j is refused: %s', async (opts, message) => {
-    for (const format of ['nginx', 'haproxy'] as const) await expect(generate(format, opts)).rejects.toThrow(message);
+    for (const format of ['nginx', 'haproxy'] as const) await expect(generate(format, opts)).rejects.toMatchObject({ name: 'FrontSettingError', message });
   });
 
   it('spells the directives (TLSv1.0 and any case accepted, spaces or commas)', async () => {

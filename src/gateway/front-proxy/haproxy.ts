@@ -80,7 +80,7 @@ function bindLine(settings: FrontSettings): string {
   if (!tls) return `bind ${address}`;
   // HAProxy reads the key from the certificate's file, or from "<certificate>.key" beside it.
   if (tls.keyFile !== tls.certFile && tls.keyFile !== `${tls.certFile}.key`) {
-    throw new FrontSettingError(`--tls-key: HAProxy reads the key from the certificate's file or from ${tls.certFile}.key: name it so, or join the two files`);
+    throw new FrontSettingError('--tls-key', `must be the certificate's file or ${tls.certFile}.key, where HAProxy reads the key (or join the two files)`);
   }
   // --tls-protocols as the lowest and highest version (HAProxy spells TLS 1.0 `TLSv1.0`), --tls-ciphers as they are
   // (old clients: docs/old-tls-clients.md); else HAProxy's defaults.

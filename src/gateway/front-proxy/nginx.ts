@@ -164,7 +164,7 @@ function listenLines(settings: FrontSettings): string[] {
 function checkGatewayNames(settings: FrontSettings): void {
   const { gateways } = settings;
   if (gateways[0]!.scheme === 'https' && new Set(gateways.map((g) => g.hostname)).size > 1) {
-    throw new FrontSettingError('--gateway: https replicas must share one host name for nginx (it verifies one name per upstream)');
+    throw new FrontSettingError('--gateway', 'must give https replicas one host name for nginx (it verifies one name per upstream)');
   }
 }
 
