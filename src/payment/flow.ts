@@ -11,7 +11,12 @@
 //      only leaves it without a ticket; then the port may refuse before any write: the payment's claim
 //      could not be kept)
 //   6. new client (no client_id)         POST /clients; the mapping's `newClient.errors` rules, else
-//                                        clientNotCreated; a fault: clientNotCreated too (no payment attempted)
+//                                        clientNotCreated; a fault: clientNotCreated too (no payment attempted).
+//      Created, the client has no payment yet: every matching record of its list is this payment's, so
+//      the claim is handed its ticket (newest id 0, and the client it created) with no read, before step 7.
+//      A client an earlier run of the same claim created (`createdClient`) is not created again: the
+//      payment is made for it, its list's newest id read as for an existing client, and a fault of that
+//      read answers as a check's fault (no payment was made) rather than leave that payment unsettleable
 //   7. the payment                       POST /payments; paymentAdded, or the mapping's `payment.refusals`
 //                                        rules, else paymentFailed
 // A fault of v1 (401/403/429/5xx, unreachable, timeout, a reply of the wrong shape) answers with the
@@ -44,6 +49,11 @@ export interface PaymentPorts {
   beforeWrites?(mark?: LedgerMark): Promise<LegacyPaymentReply | undefined>;
   /** The payment's claim keeps a ticket: the flow reads v1's newest payment id before its first POST. */
   settles?: boolean;
+  /** Told once the new client was created, before the payment's POST: the mark that settles the payment
+   * from here (when `settles`). */
+  clientCreated?(mark: LedgerMark): Promise<void>;
+  /** The client an earlier run of this payment's claim created: paid for, never created again. */
+  createdClient?: string;
 }
 
 /** What the flow did to v1's payments: nothing sent, a documented refusal, paid, or unknown (no answer,
@@ -224,15 +234,25 @@ function noteNewClient(result: LegacyPaymentReply, newClientId: string | undefin
 }
 
 /** The mark of v1's payments list before the payment is sent, when its claim keeps one; a fault leaves the
- * payment without (its outcome, if unknown, then stays so). */
+ * payment for an existing client without (its outcome, if unknown, then stays so), and stops the payment
+ * for a client an earlier run created: its claim must keep naming that client. */
 async function ledgerMark(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping, clientId: string, timezone: string): Promise<LedgerMark | undefined> {
   if (ports.settles !== true || mapping.settle === undefined) return undefined;
   const body = paymentBody(fields, mapping, clientId, timezone);
+  const created = ports.createdClient === clientId ? { createdClient: clientId } : {};
   try {
-    return { afterId: await newestLedgerId((path, query) => ports.get(path, query, 0), ledgerList(mapping.settle, body)), body };
-  } catch {
+    return { afterId: await newestLedgerId((path, query) => ports.get(path, query, 0), ledgerList(mapping.settle, body)), body, ...created };
+  } catch (caught) {
+    if (ports.createdClient === clientId) throw new Stop(faultReply(asGatewayError(caught), mapping, false));
     return undefined;
   }
+}
+
+/** The mark of a client just created: it has no payment yet, so every record of its list counts (newest
+ * id 0, nothing to read), and the claim names the client. */
+async function tellClientCreated(ports: PaymentPorts, fields: LegacyFields, mapping: PaymentMapping, clientId: string, timezone: string): Promise<void> {
+  if (ports.settles !== true || mapping.settle === undefined || ports.clientCreated === undefined) return;
+  await ports.clientCreated({ afterId: 0, body: paymentBody(fields, mapping, clientId, timezone), createdClient: clientId });
 }
 
 export async function runPaymentFlow(fields: LegacyFields, mapping: PaymentMapping, ports: PaymentPorts): Promise<LegacyPaymentReply> {
@@ -248,7 +268,8 @@ export async function runCheckedPaymentFlow(fields: LegacyFields, mapping: Payme
   const result = (reply: LegacyPaymentReply): PaymentFlowResult => ({ reply, ...writes });
   const { resources, messages } = mapping;
   const existingClient = present(fields, CLIENT_ID_FIELD);
-  let newClientId: string | undefined;
+  // A client an earlier run created is named in replies as the new client it is.
+  let newClientId: string | undefined = existingClient ? undefined : ports.createdClient;
   try {
     if (existingClient) {
       const check = { resource: resources.clients, id: String(Number(fields.client_id)), notFoundCode: PAYMENT_CODES.clientNotFound, notFoundMessage: messages.clientNotFound };
@@ -260,10 +281,15 @@ export async function runCheckedPaymentFlow(fields: LegacyFields, mapping: Payme
     }
     if (present(fields, 'discount')) await checkDiscount(ports, fields, mapping);
     const timezone = await resolveTimezone(ports, fields, mapping);
-    const mark = existingClient ? await ledgerMark(ports, fields, mapping, String(Number(fields.client_id)), timezone) : undefined;
+    const knownClient = existingClient ? String(Number(fields.client_id)) : newClientId;
+    const mark = knownClient === undefined ? undefined : await ledgerMark(ports, fields, mapping, knownClient, timezone);
     const refused = await ports.beforeWrites?.(mark);
     if (refused) return result(refused);
-    const clientId = existingClient ? String(Number(fields.client_id)) : (newClientId = await createClient(ports, fields, mapping, timezone, writes));
+    let clientId = knownClient;
+    if (clientId === undefined) {
+      clientId = newClientId = await createClient(ports, fields, mapping, timezone, writes);
+      await tellClientCreated(ports, fields, mapping, clientId, timezone);
+    }
     return result(noteNewClient(await createPayment(ports, fields, mapping, clientId, timezone, writes), newClientId, mapping));
   } catch (caught) {
     if (caught instanceof Stop) return result(caught.reply);

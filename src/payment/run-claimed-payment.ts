@@ -5,7 +5,9 @@
 //      window. A repeat is answered from the claim (the first reply, a mismatch, outcome unknown), and a
 //      store that cannot keep the claim refuses the payment before any v1 call;
 //   3. the flow (flow.ts) under the claim: before its first POST the claim is moved to `sent`, durably, or
-//      the payment is refused there, with nothing written to v1;
+//      the payment is refused there, with nothing written to v1; a payment that creates its client hands
+//      the claim its ticket once the client exists (the client named in it), and a later run of the same
+//      claim pays for the client an earlier one created instead of creating another;
 //   4. the reply, scrubbed of the request's secrets once v1 may have put its text in it, and, after a flow
 //      that sent a POST, the writes told (what the payment wrote on must then be read fresh).
 // It returns the reply, what the call did (answered how, wrote, charged), and for a payment that ran, the
@@ -134,6 +136,8 @@ async function runUnderClaim(call: ClaimedPaymentCall, keyed: boolean, mapping: 
     get: ports.v1.get,
     post: ports.v1.post,
     settles: gate.settles,
+    clientCreated: gate.clientCreated,
+    ...(gate.createdClient === undefined ? {} : { createdClient: gate.createdClient }),
     beforeWrites: async (mark) => {
       try {
         await gate.beforeSend(mark);

@@ -42,6 +42,10 @@ export interface LedgerTicket {
   /** The caller's API key sealed under the gateway's secret (claims/sealed-key.ts): the list is read with
    * it when no caller is there to lend its own. Absent: the payment was sent without one. */
   sealedKey?: string;
+  /** The v1 id of the client this claim's payment created (the call carried a new client's details, not a
+   * client_id): kept through every later write, so that a later run of the same claim (after "not paid",
+   * or a keyless claim released) pays for that client instead of creating a second one. */
+  createdClient?: string;
 }
 
 /** A claim whose outcome is unknown, as listUnknown gives it. */
@@ -103,12 +107,14 @@ export class ClaimStoreError extends Error {
   }
 }
 
-export type ClaimResult = { taken: true } | { taken: false; existing: ClaimRecord };
+/** A claim taken; `replaced`: the open claim it took the place of (isOpen: released, or left before it
+ * wrote), whose ticket may name the client an earlier run of the same payment created. */
+export type ClaimResult = { taken: true; replaced?: Pick<ClaimRecord, 'fingerprint' | 'ticket'> } | { taken: false; existing: ClaimRecord };
 
 export interface ClaimStore {
   /** Writes `record` under `id` when no claim is there, the one there expired, or it is open at `now`
-   * (isOpen); otherwise answers what is there. `ttlMs`: how long the claim lives in all. Throws
-   * ClaimStoreError. */
+   * (isOpen), and then answers the open claim it replaced, if any; otherwise answers what is there.
+   * `ttlMs`: how long the claim lives in all. Throws ClaimStoreError. */
   claim(id: string, record: ClaimRecord, ttlMs: number, now: number): Promise<ClaimResult>;
   /** Replaces the claim held by `record.owner` (false: it is gone, or another owner holds it). `durable`:
    * resolve only once the store can prove the write survives a restart or a failover (Redis: WAIT);

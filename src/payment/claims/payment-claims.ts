@@ -46,6 +46,14 @@ export interface PaidReply {
  * should its outcome be unknown (kept with the claim as its ticket). */
 export interface SendGate {
   beforeSend(mark?: LedgerMark): Promise<void>;
+  /** Told once the payment created its new client, before its payment POST (the claim is `sent` already):
+   * `mark` settles the payment from here and names that client, kept durably as the claim's ticket. Never
+   * rejects: a mark the store did not take leaves the payment without a ticket, as a failed read of the
+   * mark does for an existing client. */
+  clientCreated(mark: LedgerMark): Promise<void>;
+  /** The client an earlier run of this claim created (the ticket of the claim this one replaced names it,
+   * for the same payment): this run pays for it instead of creating another. */
+  readonly createdClient?: string;
   /** Whether a mark is kept: the payment runs under a claim, and settlement is on. */
   readonly settles: boolean;
 }
@@ -206,12 +214,13 @@ class OwnedClaim {
   }
 
   /** The send gate: moves the claim to `sent`, durably, before anything is written to v1 (once; a claim
-   * already past `claimed` passes). Rejects with ClaimStoreError when the store cannot prove the move. */
+   * already past `claimed` passes). Rejects with ClaimStoreError when the store cannot prove the move. The
+   * ticket an earlier run left (carried) gives way to this run's, or to none. */
   async moveToSent(ticket?: (sentAt: number) => LedgerTicket): Promise<void> {
     if (this.record.phase !== 'claimed') return;
     let kept: boolean;
     try {
-      const sent = (r: ClaimRecord): ClaimRecord => {
+      const sent = ({ ticket: _carried, ...r }: ClaimRecord): ClaimRecord => {
         const t = this.now();
         return { ...r, phase: 'sent', leaseUntil: t + this.leaseMs, ...(ticket === undefined ? {} : { ticket: ticket(t) }) };
       };
@@ -224,6 +233,13 @@ class OwnedClaim {
       this.sendRefused = true;
       throw new ClaimStoreError('not-durable', 'the payment claims store lost this payment\'s claim before it was sent');
     }
+  }
+
+  /** The ticket of a claim already `sent` (its payment created a client first), kept durably before the
+   * payment's POST. A store that refuses leaves the claim without one: its outcome, if unknown, stays so. */
+  async keepTicket(ticket: (sentAt: number) => LedgerTicket): Promise<void> {
+    if (this.record.phase !== 'sent' || this.record.ticket !== undefined) return;
+    await this.write((r) => ({ ...r, ticket: ticket(this.now()) }), { durable: true }).catch(() => false);
   }
 
   /** Whether the store refused to move the claim to `sent`: the payment stopped before writing anything. */
@@ -301,7 +317,7 @@ class Claims implements PaymentClaims {
   async run(call: PaymentCall, pay: (gate: SendGate) => Promise<PaidReply>, terms?: SettleTerms): Promise<ClaimOutcome> {
     const keyless = call.idempotencyKey === undefined;
     if (keyless && this.options.keylessWindowMs <= 0) {
-      const { reply } = await pay({ beforeSend: () => Promise.resolve(), settles: false });
+      const { reply } = await pay({ beforeSend: () => Promise.resolve(), clientCreated: () => Promise.resolve(), settles: false });
       return { kind: 'fresh', reply, answered: () => Promise.resolve() };
     }
     const fields = normalisedFields(call.fields);
@@ -325,10 +341,14 @@ class Claims implements PaymentClaims {
       };
       let existing: ClaimRecord | undefined;
       let taken = false;
+      let carried: LedgerTicket | undefined;
       try {
         const result = await this.options.store.claim(id, record, ttlMs, this.now());
-        if (result.taken) taken = true;
-        else existing = result.existing;
+        if (result.taken) {
+          taken = true;
+          // An earlier run of this same payment created its client: this run pays for that one.
+          if (result.replaced?.fingerprint === fingerprint && result.replaced.ticket?.createdClient !== undefined) carried = result.replaced.ticket;
+        } else existing = result.existing;
       } catch (err) {
         if (!(err instanceof ClaimStoreError)) throw err;
         // A full store still answers what it holds: a stored reply replays, only a new claim is refused.
@@ -338,7 +358,7 @@ class Claims implements PaymentClaims {
       }
       if (taken) {
         emit('claimed');
-        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, this.timers, ttlMs), keyless, pay, terms, call.apiKey);
+        return this.own(new OwnedClaim(this.options.store, id, record, this.leaseMs, this.now, this.timers, ttlMs), keyless, pay, terms, call.apiKey, carried);
       }
       const outcome = await this.follow(id, existing, fingerprint, emit, refuse, terms);
       if (outcome !== undefined) return outcome;
@@ -356,15 +376,32 @@ class Claims implements PaymentClaims {
     pay: (gate: SendGate) => Promise<PaidReply>,
     terms: SettleTerms | undefined,
     apiKey: string | undefined,
+    carried: LedgerTicket | undefined,
   ): Promise<ClaimOutcome> {
     claim.keepLease();
+    // The client an earlier run created stays named on this claim whatever this run does before its gate (a
+    // check that stops it, a store that refuses it), so that no later run creates another. Settled past,
+    // it is no ticket of this run's payment: the gate replaces it.
+    if (carried !== undefined) {
+      const { noneAt: _past, ...kept } = carried;
+      await claim.write((r) => ({ ...r, ticket: { ...kept, unknown: false } })).catch(() => false);
+    }
     const settles = terms !== undefined && this.settleDeps !== undefined;
     const sealed = apiKey === undefined ? {} : { sealedKey: this.seal.seal(apiKey) };
     const ticket = (mark: LedgerMark | undefined) =>
       settles && mark !== undefined ? (sentAt: number) => ({ ...ledgerTicket(terms.settle, mark, sentAt, this.settleDeps!.digest), ...sealed }) : undefined;
+    const gate: SendGate = {
+      beforeSend: (mark) => claim.moveToSent(ticket(mark)),
+      clientCreated: async (mark) => {
+        const made = ticket(mark);
+        if (made !== undefined) await claim.keepTicket(made);
+      },
+      settles,
+      ...(carried?.createdClient === undefined ? {} : { createdClient: carried.createdClient }),
+    };
     let paid: PaidReply;
     try {
-      paid = await pay({ beforeSend: (mark) => claim.moveToSent(ticket(mark)), settles });
+      paid = await pay(gate);
     } catch (err) {
       // Its lease ends now: a claim still `claimed` is taken over by the next repeat, one `sent` answers
       // outcome-unknown. Should the store not take this, the lease runs out by itself.
@@ -392,11 +429,14 @@ class Claims implements PaymentClaims {
   private storeAnswer(claim: OwnedClaim, keyless: boolean, paid: PaidReply, delivered: boolean): Promise<void> {
     const replays = !keyless || keylessHolds(paid.charge, delivered);
     const ttl = !keyless && this.options.releasesKey?.(paid.reply) ? { ttlMs: RELEASED_KEY_TTL_MS } : {};
-    // A ticket marks an unknown outcome, for the settlement; any other outcome needs none.
+    // A ticket marks an unknown outcome, for the settlement; any other outcome needs none, but for the
+    // client the payment created, which stays named (settled, unknown: false) for a later run of the claim.
     const answer = (r: ClaimRecord): ClaimRecord => {
       const { ticket, ...rest } = r;
       const answered: ClaimRecord = { ...rest, phase: 'answered', reply: storedReply(paid.reply), replays };
-      return ticket !== undefined && paid.charge === 'unknown' && replays ? { ...answered, ticket: { ...ticket, unknown: true } } : answered;
+      if (ticket === undefined) return answered;
+      if (paid.charge === 'unknown' && replays) return { ...answered, ticket: { ...ticket, unknown: true } };
+      return ticket.createdClient === undefined ? answered : { ...answered, ticket: { ...ticket, unknown: false } };
     };
     const work = this.keepTrying(claim, answer, ttl).finally(() => claim.stopLease());
     this.storing.add(work);

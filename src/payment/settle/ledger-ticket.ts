@@ -1,16 +1,19 @@
-// The ledger mark a payment takes before its first POST, and the ticket its claim keeps from it
+// The ledger mark a payment takes before its payment POST, and the ticket its claim keeps from it
 // (claim-store.ts, LedgerTicket): the newest id of v1's list, the list's filters with the payment's values,
-// the matched fields as HMACs, and the client and amount an operator is shown. Pure.
+// the matched fields as HMACs, the client and amount an operator is shown, and the client the payment
+// created, if it created one. Pure.
 import type { LedgerTicket } from '../claims/claim-store.js';
 import type { SettleMapping } from '../payment-mapping.js';
 import { ledgerValue, matchDigests, type ValueDigest } from './ledger-match.js';
 import type { LedgerList } from './ledger-read.js';
 
-/** What the flow hands its claim before the first POST: the list's newest id and the payment body. */
+/** What the flow hands its claim before the payment's POST: the list's newest id and the payment body. */
 export interface LedgerMark {
   afterId: number;
   /** The payment's v1 body (the token is left out of everything kept). */
   body: Readonly<Record<string, unknown>>;
+  /** The client this claim's payment created (by this run or an earlier one): kept with the ticket. */
+  createdClient?: string;
 }
 
 /** The list read for a payment whose body is `body` (its filters' values from the body). */
@@ -34,6 +37,7 @@ export function ledgerTicket(settle: SettleMapping, mark: LedgerMark, sentAt: nu
     match: matchDigests(sent, digest),
     client: ledgerValue(mark.body[settle.shown.client]),
     amount: ledgerValue(mark.body[settle.shown.amount]),
+    ...(mark.createdClient === undefined ? {} : { createdClient: mark.createdClient }),
   };
 }
 

@@ -58,7 +58,7 @@ class MemoryClaims implements ClaimStore {
     }
     this.put(id, { record: { ...record }, expiresAt: this.now() + ttlMs });
     if (this.entries.size >= this.maxEntries) this.sweep(this.now());
-    return { taken: true };
+    return existing ? { taken: true, replaced: { fingerprint: existing.record.fingerprint, ...(existing.record.ticket === undefined ? {} : { ticket: existing.record.ticket }) } } : { taken: true };
   }
 
   async update(id: string, record: ClaimRecord, options: { ttlMs?: number } = {}): Promise<boolean> {

@@ -1,7 +1,7 @@
 // The PostgreSQL side of the payment claims (claims-postgres.ts): the table, the statements that claim,
 // read, move on and sweep a claim, each one atomic, and the row form of a claim and of its stored reply.
 // Pure: no connection here. The table's name never comes from a setting, so the statements are constants.
-import type { ClaimRecord, LedgerTicket, StoredPaymentReply } from '../../../payment/claims/claim-store.js';
+import type { ClaimRecord, ClaimResult, LedgerTicket, StoredPaymentReply } from '../../../payment/claims/claim-store.js';
 
 export const CLAIMS_TABLE = 'legacy_gateway_payment_claims';
 /** How many expired rows one sweep deletes at most. */
@@ -42,8 +42,11 @@ export const HAS_SETTLE_COLUMNS = `SELECT count(*)::int AS n FROM information_sc
 
 const COLUMNS = 'caller, fingerprint, owner, phase, lease_until, replays, reply, ticket';
 
-/** Taken when no row is there, or the one there expired or is open (isOpen, in SQL). */
+/** Taken when no row is there, or the one there expired or is open (isOpen, in SQL); a row taken answers
+ * the fingerprint and ticket of the live one it replaced (the statement's snapshot: the row as it stood
+ * before this upsert). */
 export const CLAIM = `
+WITH replaced AS (SELECT fingerprint, ticket FROM ${CLAIMS_TABLE} WHERE id = $1 AND expires_at > $10::bigint)
 INSERT INTO ${CLAIMS_TABLE} AS c (id, caller, fingerprint, owner, phase, lease_until, replays, reply, expires_at, ticket)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $11::jsonb)
 ON CONFLICT (id) DO UPDATE SET
@@ -53,7 +56,7 @@ ON CONFLICT (id) DO UPDATE SET
 WHERE c.expires_at <= $10::bigint
    OR (c.phase = 'answered' AND NOT c.replays)
    OR (c.phase = 'claimed' AND c.lease_until <= $10::bigint)
-RETURNING c.id`;
+RETURNING c.id, (SELECT fingerprint FROM replaced) AS replaced_fingerprint, (SELECT ticket FROM replaced) AS replaced_ticket`;
 
 export const READ = `SELECT ${COLUMNS} FROM ${CLAIMS_TABLE} WHERE id = $1 AND expires_at > $2::bigint`;
 
@@ -118,6 +121,17 @@ export function recordOf(row: Row): ClaimRecord {
     record.reply = { httpStatus, headers: Object.fromEntries(headers), body: { status: body.status, code: body.code, response: body.response } };
   }
   return record;
+}
+
+/** What CLAIM answers when it took the row: what the live row it replaced held, if one was there. */
+export interface ReplacedRow {
+  replaced_fingerprint: string | null;
+  replaced_ticket: LedgerTicket | null;
+}
+
+export function tookPlaceOf(row: ReplacedRow | undefined): ClaimResult {
+  if (row === undefined || row.replaced_fingerprint === null) return { taken: true };
+  return { taken: true, replaced: { fingerprint: row.replaced_fingerprint, ...(row.replaced_ticket === null ? {} : { ticket: row.replaced_ticket }) } };
 }
 
 /** phase, lease_until, replays and reply: $5 to $8 in both CLAIM and UPDATE. */

@@ -42,7 +42,9 @@ import {
   fields,
   recordOf,
   ticketOf,
+  tookPlaceOf,
   wholeMs,
+  type ReplacedRow,
   type Row,
 } from './claims-postgres-rows.js';
 
@@ -246,7 +248,8 @@ class Store implements PostgresClaimStore {
     this.trusted();
     return this.call(async (q) => {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-        if ((await q(CLAIM, values)).rowCount === 1) return { taken: true };
+        const taken = await q(CLAIM, values);
+        if (taken.rowCount === 1) return tookPlaceOf(taken.rows[0] as unknown as ReplacedRow);
         const [row] = (await q(READ, [id, now])).rows;
         if (row && !isOpen(recordOf(row), now)) return { taken: false, existing: recordOf(row) };
         // Gone (swept, or it expired) or opened between the two: the upsert would take it now.

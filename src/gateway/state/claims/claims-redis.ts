@@ -72,7 +72,8 @@ local function index(record, id)
 end`;
 
 // KEYS: claim, epoch, the unknown index. ARGV: record, ttl ms, now, expected epoch, id. An answered record (a
-// reply stored again after its claim vanished) starts no payment, so it is written whatever the epoch.
+// reply stored again after its claim vanished) starts no payment, so it is written whatever the epoch. A
+// claim taken in place of an open one answers that one too.
 const CLAIM_SCRIPT = `${INDEX_UNKNOWN}
 local record = cjson.decode(ARGV[1])
 if record.phase ~= 'answered' and redis.call('GET', KEYS[2]) ~= ARGV[4] then return {'epoch'} end
@@ -84,6 +85,7 @@ if current then
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 index(record, ARGV[5])
+if current then return {'taken', current} end
 return {'taken'}`;
 
 // KEYS: claim, the unknown index. ARGV: record, owner, ttl ms ('' keeps the claim's), id. Only the claim's
@@ -254,7 +256,8 @@ class RedisClaims implements RedisClaimStore {
     }
     if (verdict === 'held') return { taken: false, existing: parseRecord(current ?? '') ?? unreadable() };
     this.announce(id);
-    return { taken: true };
+    const replaced = current === undefined ? undefined : parseRecord(current);
+    return replaced === undefined ? { taken: true } : { taken: true, replaced: { fingerprint: replaced.fingerprint, ...(replaced.ticket === undefined ? {} : { ticket: replaced.ticket }) } };
   }
 
   async update(id: string, record: ClaimRecord, options: { durable?: boolean; ttlMs?: number } = {}): Promise<boolean> {

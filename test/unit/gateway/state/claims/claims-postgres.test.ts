@@ -128,12 +128,19 @@ describe('claims against a running PostgreSQL', () => {
     expect(await store.read(id)).toStrictEqual(mine);
   });
 
-  it('takes a claim over an answered row that does not replay (a released keyless claim)', async () => {
+  it('takes a claim over an answered row that does not replay (a released keyless claim), and answers what that row held', async () => {
     const id = newId();
     await store.claim(id, answered(false, { owner: 'run-a' }), 60_000, Date.now());
     const mine = claimed({ owner: 'run-b' });
-    expect(await store.claim(id, mine, 60_000, Date.now())).toStrictEqual({ taken: true });
+    expect(await store.claim(id, mine, 60_000, Date.now())).toStrictEqual({ taken: true, replaced: { fingerprint: hmac('fields') } });
     expect(await store.read(id)).toStrictEqual(mine);
+  });
+
+  it('answers the ticket of the row it replaced (the client an earlier run of the claim created)', async () => {
+    const id = newId();
+    const ticket = { sentAt: Date.now() - 5000, afterId: 0, filters: { client_id: '701' }, match: { amount: 'h' }, client: '701', amount: '5', unknown: false, createdClient: '701' };
+    await store.claim(id, answered(false, { owner: 'run-a', fingerprint: hmac('other fields'), ticket }), 60_000, Date.now());
+    expect(await store.claim(id, claimed({ owner: 'run-b' }), 60_000, Date.now())).toStrictEqual({ taken: true, replaced: { fingerprint: hmac('other fields'), ticket } });
   });
 
   it('takes a claim over a claimed row whose lease ran out (its owner stopped before writing to v1)', async () => {
@@ -141,7 +148,7 @@ describe('claims against a running PostgreSQL', () => {
     const now = Date.now();
     await store.claim(id, claimed({ owner: 'run-a', leaseUntil: now - 1 }), 60_000, now - 10_000);
     const mine = claimed({ owner: 'run-b' });
-    expect(await store.claim(id, mine, 60_000, now)).toStrictEqual({ taken: true });
+    expect(await store.claim(id, mine, 60_000, now)).toStrictEqual({ taken: true, replaced: { fingerprint: hmac('fields') } });
     expect(await store.read(id)).toStrictEqual(mine);
   });
 

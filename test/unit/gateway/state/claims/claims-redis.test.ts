@@ -148,6 +148,17 @@ describe('one Redis with its append-only file', () => {
     expect(await b!.store.listUnknown(now, 10)).toEqual([]);
   });
 
+  it('a claim taken in place of an open one answers what that one held: its fingerprint and ticket', async () => {
+    const [a, b] = await replicas(redis.url, 2);
+    const now = Date.now();
+    const ticket = { sentAt: now - 5000, afterId: 0, filters: { client_id: '701' }, match: { amount: 'h' }, client: '701', amount: '5', unknown: false, createdClient: '701' };
+    const released = { phase: 'answered' as const, fingerprint: 'f', caller: 'c', owner: 'run-a', leaseUntil: 0, replays: false, reply: reply(8, 'not paid'), ticket };
+    const fresh = { phase: 'claimed' as const, fingerprint: 'f', caller: 'c', owner: 'run-b', leaseUntil: now + 60_000, replays: false };
+    expect(await a!.store.claim('released-1', released, 60_000, now)).toStrictEqual({ taken: true });
+    expect(await b!.store.claim('released-1', fresh, 60_000, now)).toStrictEqual({ taken: true, replaced: { fingerprint: 'f', ticket } });
+    expect(await a!.store.claim('released-1', { ...fresh, owner: 'run-c' }, 60_000, now)).toStrictEqual({ taken: false, existing: fresh });
+  });
+
   it('keeps HMACs only: no API key, Idempotency-Key or field in Redis', async () => {
     const [a] = await replicas(redis.url, 1);
     await answered(await a!.claims.run(keyed('order-secret-77'), payment().pay));
