@@ -88,7 +88,8 @@ export interface LayerShares {
   busySamples: number;
   /** Busy samples before the handler's first request: the start. */
   startSamples: number;
-  shares: Array<{ layer: Layer; percent: number }>;
+  /** Each layer's share, and the frames its samples ended in (self time), most first. */
+  shares: Array<{ layer: Layer; percent: number; frames: Array<{ frame: string; percent: number }> }>;
   /** The frames whose samples went to `other`, most first: what the layers above leave out. */
   other: Array<{ frame: string; percent: number }>;
 }
@@ -126,7 +127,7 @@ export function layerShares(file: string): LayerShares {
   };
   const served = profile.samples.findIndex(inHandler);
   const counts = new Map<Layer, number>();
-  const other = new Map<string, number>();
+  const frames = new Map<Layer, Map<string, number>>(LAYERS.map((layer) => [layer, new Map()]));
   let busy = 0;
   let start = 0;
   for (const [i, id] of profile.samples.entries()) {
@@ -138,17 +139,21 @@ export function layerShares(file: string): LayerShares {
     }
     busy++;
     counts.set(layer, (counts.get(layer) ?? 0) + 1);
-    if (layer === 'other') {
-      const { functionName, url } = byId.get(id)!.callFrame;
-      const frame = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}`.trim();
-      other.set(frame, (other.get(frame) ?? 0) + 1);
-    }
+    const { functionName, url } = byId.get(id)!.callFrame;
+    const frame = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}`.trim();
+    const own = frames.get(layer)!;
+    own.set(frame, (own.get(frame) ?? 0) + 1);
   }
   const percent = (n: number): number => (100 * n) / Math.max(busy, 1);
+  const top = (layer: Layer, n: number) =>
+    [...frames.get(layer)!]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([frame, count]) => ({ frame, percent: percent(count) }));
   return {
     busySamples: busy,
     startSamples: start,
-    shares: LAYERS.map((layer) => ({ layer, percent: percent(counts.get(layer) ?? 0) })),
-    other: [...other].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([frame, n]) => ({ frame, percent: percent(n) })),
+    shares: LAYERS.map((layer) => ({ layer, percent: percent(counts.get(layer) ?? 0), frames: top(layer, 5) })),
+    other: top('other', 8),
   };
 }

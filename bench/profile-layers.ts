@@ -52,6 +52,8 @@ async function main(): Promise<void> {
       console.log('\n| Layer | Share of CPU |\n|---|---:|');
       for (const { layer, percent } of layers.shares) console.log(`| ${layer} | ${percent.toFixed(1)}% |`);
       console.log(`\nIn "other": ${layers.other.map((o) => `${o.frame} ${o.percent.toFixed(1)}%`).join(', ')}`);
+      console.log('\nEach layer by the frames its samples ended in:');
+      for (const { layer, frames } of layers.shares) if (frames.length > 0) console.log(`  ${layer}: ${frames.map((f) => `${f.frame} ${f.percent.toFixed(1)}%`).join(', ')}`);
       console.log('\nTop frames by self time (idle included):');
       for (const f of summariseProfile(where, 25).frames) console.log(`  ${f.percent.toFixed(1).padStart(5)}%  ${f.name}`);
     }

@@ -92,7 +92,12 @@ export function redactUrl(url: string): string {
   return redactUrlWith(url, isSecretField);
 }
 
+/** A path with neither query nor fragment (`/api/clients/0/50`): nothing in it to redact. */
+const PLAIN_PATH = /^\/[^?#]*$/;
+
 function redactUrlWith(url: string, hidden: (name: string) => boolean): string {
+  // Every request's log line redacts its URL, most of which are plain paths.
+  if (PLAIN_PATH.test(url)) return url;
   const hash = url.indexOf('#');
   const beforeHash = hash < 0 ? url : url.slice(0, hash);
   const fragment = hash < 0 ? '' : url.slice(hash);

@@ -8,6 +8,7 @@ import {
   redactedLike,
   redactHeaderPairs,
   redactJson,
+  redactLogUrl,
   redactUrl,
   SecretScrubber,
   secretsOfRequest,
@@ -35,6 +36,10 @@ describe('redaction', () => {
     );
     expect(redactUrl('/api/clients/0/10?API_KEY=abc')).toBe('/api/clients/0/10?API_KEY=[REDACTED]');
     expect(redactUrl('/api/clients/0/10')).toBe('/api/clients/0/10');
+    expect(redactLogUrl('/api/clients/0/10')).toBe('/api/clients/0/10');
+    expect(redactLogUrl('/api/client?email=a@b.example&x=1')).toBe('/api/client?email=[REDACTED]&x=1');
+    expect(redactLogUrl('/api/client#email=a@b.example')).toBe('/api/client#email=a@b.example');
+    expect(redactLogUrl('http://u:p@h.example/x')).toBe('http://[REDACTED]@h.example/x');
   });
 
   it('redacts headers and bodies of every encoding', () => {

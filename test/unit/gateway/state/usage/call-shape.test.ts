@@ -24,4 +24,10 @@ describe('days', () => {
     expect(oldestKeptDay(Date.parse('2027-03-31T08:00:00Z'), 90)).toBe('2027-01-01');
     expect(oldestKeptDay(Date.parse('2027-03-31T08:00:00Z'), 1)).toBe('2027-03-31');
   });
+
+  it('are the day of each moment, whatever day was asked before (the text of a day is kept between calls)', () => {
+    const moments = ['2027-01-12T23:59:59.999Z', '2027-01-13T00:00:00.000Z', '2027-01-12T00:00:00.000Z', '2027-01-12T12:00:00.000Z', '1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00.000Z'];
+    expect(moments.map((m) => utcDay(Date.parse(m)))).toEqual(['2027-01-12', '2027-01-13', '2027-01-12', '2027-01-12', '1969-12-31', '1970-01-01']);
+    expect(() => utcDay(Number.NaN)).toThrow(RangeError);
+  });
 });
