@@ -1,10 +1,8 @@
-// Reads BROWNOUTS_FILE: YAML, validated (brownout-schema.ts), its `methods` checked against the legacy
-// read methods the gateway serves. At start a bad file stops the gateway; on SIGHUP (reload/mapping-reload.ts)
-// a bad file is refused with the file, the path and the reason, and the windows in service stay.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { StaticFileError } from '../loaders/static-records.js';
+// Reads BROWNOUTS_FILE: YAML, validated (brownout-schema.ts) as every such file is (loaders/yaml-setting-file.ts),
+// its `methods` checked against the legacy read methods the gateway serves. At start a bad file stops the
+// gateway; on SIGHUP (reload/mapping-reload.ts) a bad file is refused with the file, the path and the reason,
+// and the windows in service stay.
+import { loadYamlSettingFile, settingFileProblem, settingFileReload } from '../loaders/yaml-setting-file.js';
 import type { ReloadableSet } from '../reload/mapping-reload.js';
 import { brownoutsFileSchema, brownoutWindows, type BrownoutWindow } from './brownout-schema.js';
 
@@ -18,26 +16,14 @@ export interface LoadedBrownouts {
 
 /** Reads and validates the file; throws StaticFileError naming the file, the path and the reason. */
 export function loadBrownouts(file: string, readMethods: ReadonlySet<string>): LoadedBrownouts {
-  let text: string;
-  let data: unknown;
-  try {
-    text = readFileSync(file, 'utf8');
-    data = parseYaml(text, { uniqueKeys: true });
-  } catch (err) {
-    throw new StaticFileError(`${BROWNOUTS_SETTING} (${file}): not a readable YAML file: ${(err as Error).message.split('\n')[0]}`);
-  }
-  const parsed = brownoutsFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new StaticFileError(`${BROWNOUTS_SETTING} (${file}): ${issue.path.join('.') || 'top level'}: ${issue.message}`);
-  }
-  parsed.data.brownouts.forEach((w, i) => {
+  const { data, digest } = loadYamlSettingFile(BROWNOUTS_SETTING, file, brownoutsFileSchema);
+  data.brownouts.forEach((w, i) => {
     const unknown = (w.methods ?? []).filter((m) => !readMethods.has(m));
     if (unknown.length > 0) {
-      throw new StaticFileError(`${BROWNOUTS_SETTING} (${file}): brownouts.${i}.methods: not a legacy read method the gateway serves: ${unknown.join(', ')}`);
+      throw settingFileProblem(BROWNOUTS_SETTING, file, `brownouts.${i}.methods`, `not a legacy read method the gateway serves: ${unknown.join(', ')}`);
     }
   });
-  return { windows: brownoutWindows(parsed.data), digest: createHash('sha256').update(text).digest('hex').slice(0, 12) };
+  return { windows: brownoutWindows(data), digest };
 }
 
 /** The windows in service: read by the step on every legacy call, swapped whole by a reload. */
@@ -59,12 +45,5 @@ export function createBrownoutSchedule(initial: readonly BrownoutWindow[]): Brow
 /** BROWNOUTS_FILE's reload, run on SIGHUP after the mappings (so `methods` is checked against the set just
  * taken over). */
 export function brownoutsReload(file: string, schedule: BrownoutSchedule, readMethods: () => ReadonlySet<string>): ReloadableSet {
-  return {
-    name: BROWNOUTS_SETTING,
-    reload() {
-      const loaded = loadBrownouts(file, readMethods());
-      schedule.replace(loaded.windows);
-      return Promise.resolve({ digest: loaded.digest });
-    },
-  };
+  return settingFileReload(BROWNOUTS_SETTING, () => loadBrownouts(file, readMethods()), (loaded) => schedule.replace(loaded.windows));
 }

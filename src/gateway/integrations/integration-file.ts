@@ -1,11 +1,8 @@
-// Reads INTEGRATIONS_FILE: YAML, validated (integration-schema.ts). At start a bad file stops the gateway;
-// on SIGHUP (reload/mapping-reload.ts) a bad file is refused with the file, the integration and the field,
-// and the directory in service stays. A message never quotes a fingerprint field's content: it may be a key
-// pasted by mistake.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { StaticFileError } from '../loaders/static-records.js';
+// Reads INTEGRATIONS_FILE: YAML, validated (integration-schema.ts) as every such file is
+// (loaders/yaml-setting-file.ts). At start a bad file stops the gateway; on SIGHUP (reload/mapping-reload.ts) a
+// bad file is refused with the file, the integration and the field, and the directory in service stays. A
+// message never quotes a fingerprint field's content: it may be a key pasted by mistake.
+import { loadYamlSettingFile, settingFileReload } from '../loaders/yaml-setting-file.js';
 import type { ReloadableSet } from '../reload/mapping-reload.js';
 import type { Integration, IntegrationDirectory } from './integration-directory.js';
 import { integrationsFileSchema } from './integration-schema.js';
@@ -30,31 +27,12 @@ function placeOf(path: readonly PropertyKey[], data: unknown): string {
 
 /** Reads and validates the file; throws StaticFileError naming the file, the integration, the field and why. */
 export function loadIntegrations(file: string): LoadedIntegrations {
-  let text: string;
-  let data: unknown;
-  try {
-    text = readFileSync(file, 'utf8');
-    data = parseYaml(text, { uniqueKeys: true });
-  } catch (err) {
-    throw new StaticFileError(`${INTEGRATIONS_SETTING} (${file}): not a readable YAML file: ${(err as Error).message.split('\n')[0]}`);
-  }
-  const parsed = integrationsFileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new StaticFileError(`${INTEGRATIONS_SETTING} (${file}): ${placeOf(issue.path, data)}: ${issue.message}`);
-  }
-  const integrations = parsed.data.integrations.map((i) => ({ name: i.name, owner: i.owner, notify: i.notify, fingerprints: i.fingerprints }));
-  return { integrations, digest: createHash('sha256').update(text).digest('hex').slice(0, 12) };
+  const { data, digest } = loadYamlSettingFile(INTEGRATIONS_SETTING, file, integrationsFileSchema, placeOf);
+  const integrations = data.integrations.map((i) => ({ name: i.name, owner: i.owner, notify: i.notify, fingerprints: i.fingerprints }));
+  return { integrations, digest };
 }
 
 /** INTEGRATIONS_FILE's reload, run on SIGHUP with the other sets. */
 export function integrationsReload(file: string, directory: IntegrationDirectory): ReloadableSet {
-  return {
-    name: INTEGRATIONS_SETTING,
-    async reload() {
-      const loaded = loadIntegrations(file);
-      directory.replace(loaded.integrations);
-      return { digest: loaded.digest };
-    },
-  };
+  return settingFileReload(INTEGRATIONS_SETTING, () => loadIntegrations(file), (loaded) => directory.replace(loaded.integrations));
 }
