@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
+import { parseJsonExact, stringifyExact, type JsonObject } from '../../src/shared/json-exact.js';
 import { startTestGateway } from '../helpers/gateway.js';
 
 const run = promisify(execFile);
@@ -50,5 +51,39 @@ describe('RECORD_FILE', () => {
     } finally {
       await sandbox.close();
     }
+  });
+
+  it('records of each reply the very bytes its caller received: a read, the same read from the reply cache, a read v1 refused, a payment', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lgw-record-'));
+    const file = path.join(dir, 'calls.jsonl');
+    const sandbox = await startSandbox({ port: 0 });
+    const gateway = await startTestGateway({ UPSTREAM_URL: sandbox.url, RECORD_FILE: file, CACHE_TTL_MS: '60000' });
+    const keyed = { headers: { 'x-api-key': SANDBOX_KEYS.primary } };
+    const received: { status: number; body: string }[] = [];
+    try {
+      const calls: [string, RequestInit][] = [
+        ['/api/clients/0/3', keyed],
+        ['/api/clients/0/3', keyed],
+        ['/api/clients/0/3', { headers: { 'x-api-key': 'not-a-key-of-the-sandbox' } }],
+        ['/api/payment', { method: 'POST', ...keyed, body: new URLSearchParams({ client_id: '1', revenue_amount: '5.00', send_email: '0' }) }],
+      ];
+      for (const [at, init] of calls) {
+        const reply = await fetch(`${gateway.url}${at}`, init);
+        received.push({ status: reply.status, body: Buffer.from(await reply.arrayBuffer()).toString('utf8') });
+      }
+    } finally {
+      await gateway.close();
+      await sandbox.close();
+    }
+    // The second read was the reply cache's bytes.
+    expect(gateway.logs.filter((l) => l.includes('"cacheHits":1'))).toHaveLength(1);
+    // Read exactly: a number keeps its spelling, so the JSON embedded in a line prints back as it was sent.
+    const recorded = (await readFile(file, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => (parseJsonExact(l) as { response: JsonObject }).response)
+      .map(({ status, body }) => ({ status, body: typeof body === 'string' ? body : stringifyExact(body!) }));
+    expect(recorded).toEqual(received);
+    expect(received.map((r) => r.status)).toEqual([200, 200, 401, 200]);
   });
 });
