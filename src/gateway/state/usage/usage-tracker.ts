@@ -217,7 +217,8 @@ class Tallies {
     const shape = call.shape ?? call.method;
     increment(tally.shapes, tally.shapes.has(shape) || tally.shapes.size - (tally.shapes.has(OTHER_SHAPE) ? 1 : 0) < this.limits.maxShapesPerKey ? shape : OTHER_SHAPE);
     const day = utcDay(at);
-    if (!tally.daily.has(day)) dropDaysBefore(tally.daily, oldestKeptDay(at, this.limits.keepDays));
+    // A new day drops the days past keeping; a new tally has none to drop.
+    if (tally.daily.size > 0 && !tally.daily.has(day)) dropDaysBefore(tally.daily, oldestKeptDay(at, this.limits.keepDays));
     increment(tally.daily, day);
     if (at < tally.first) tally.first = at;
     if (at > tally.last) tally.last = at;
