@@ -4,15 +4,13 @@
 // whom it refuses and, with --url, which integrations of the gateway's GET /usage it would hit and how many of
 // their calls, judged from the last 7 days (src/retirement/brownout-forecast.ts, which says what the counts are
 // from). Exit codes: 0 printed, 1 the usage could not be fetched, 2 a usage error or a file that cannot be used.
-import { StaticFileError } from '../gateway/loaders/static-records.js';
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
 import { loadBrownouts, BROWNOUTS_SETTING } from '../gateway/brownouts/brownout-file.js';
 import type { BrownoutWindow } from '../gateway/brownouts/brownout-schema.js';
-import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
-import { MappingSetError } from '../mapping/mapping-set.js';
 import { FORECAST_DAYS, forecastBrownouts, type CallsBasis, type IntegrationHit, type WindowForecast } from '../retirement/brownout-forecast.js';
 import { entryLabel, lastDays, usageEntries } from '../retirement/usage-entries.js';
-import { fetchUsage, printable, usageUrl, UsageError } from './usage.js';
+import { asTheGatewayReadsIt, processIo, readMethodsOf, runReporting, UsageError, type CommandIo, type Environment } from './command-run.js';
+import { fetchUsage, printable, usageUrl } from './usage.js';
 
 export interface BrownoutOptions {
   file?: string;
@@ -21,14 +19,7 @@ export interface BrownoutOptions {
   mappings?: string;
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-export interface BrownoutIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  fetch: typeof fetch;
-  now: () => number;
-}
+export type BrownoutIo = CommandIo;
 
 const BASIS: Record<CallsBasis, string> = {
   daily: `daily counts per method, last ${FORECAST_DAYS} days`,
@@ -95,28 +86,13 @@ function report(forecasts: readonly WindowForecast[], withUsage: boolean): strin
   return `${lines.join('\n')}\n`;
 }
 
-async function readMethodsOf(dir: string): Promise<ReadonlySet<string>> {
-  try {
-    return new Set((await loadMappingDirectory(dir)).reads.keys());
-  } catch (err) {
-    if (!(err instanceof MappingSetError)) throw err;
-    throw new UsageError(`the mappings in ${dir} cannot be loaded: ${err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ')}`, 2);
-  }
-}
-
 async function run(opts: BrownoutOptions, env: Environment, io: BrownoutIo): Promise<void> {
   if (!opts.dryRun) throw new UsageError('--dry-run: required (the gateway itself applies BROWNOUTS_FILE; this command only tells what it would do)', 2);
   const file = opts.file ?? (env[BROWNOUTS_SETTING] || undefined);
   if (file === undefined) throw new UsageError(`--file: required (or ${BROWNOUTS_SETTING}): the brownouts file to try`, 2);
   const url = opts.url === undefined ? undefined : usageUrl(opts.url);
   const readMethods = await readMethodsOf(opts.mappings ?? (env.MAPPINGS_DIR || SHIPPED_MAPPINGS_DIR));
-  let windows: BrownoutWindow[];
-  try {
-    windows = loadBrownouts(file, readMethods).windows;
-  } catch (err) {
-    if (err instanceof StaticFileError) throw new UsageError(err.message, 2);
-    throw err;
-  }
+  const windows = asTheGatewayReadsIt(() => loadBrownouts(file, readMethods).windows);
   const entries = url === undefined ? undefined : usageEntries((await fetchUsage(url, io)).integrations);
   const now = io.now();
   const days = lastDays(now, FORECAST_DAYS);
@@ -125,19 +101,5 @@ async function run(opts: BrownoutOptions, env: Environment, io: BrownoutIo): Pro
   io.out(report(forecastBrownouts(windows, entries, now), entries !== undefined));
 }
 
-const defaultIo: BrownoutIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  fetch: (...args) => fetch(...args),
-  now: () => Date.now(),
-};
-
-export async function runBrownout(opts: BrownoutOptions, env: Environment = process.env, io: BrownoutIo = defaultIo): Promise<void> {
-  try {
-    await run(opts, env, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`legacy-gateway brownout: ${err.message}\n`);
-    process.exitCode = err.exitCode;
-  }
-}
+export const runBrownout = (opts: BrownoutOptions, env: Environment = process.env, io: BrownoutIo = processIo): Promise<void> =>
+  runReporting('brownout', io, () => run(opts, env, io));

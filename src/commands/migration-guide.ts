@@ -7,14 +7,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
-import { loadMappingDirectory, type MappingDirectory } from '../gateway/loaders/mapping-files.js';
-import { MappingSetError } from '../mapping/mapping-set.js';
 import { integrationCalls, type IntegrationCalls } from '../migration-guide/call-shapes.js';
 import { buildMigrationGuide, knownMethods } from '../migration-guide/guide.js';
 import { renderHtml } from '../migration-guide/html.js';
 import { renderMarkdown } from '../migration-guide/markdown.js';
 import { guideFileBase } from '../retirement/guide-file-name.js';
-import { fetchUsage, printable, usageUrl, UsageError } from './usage.js';
+import { loadCommandMappings, processIo, runReporting, UsageError, type CommandIo, type Environment } from './command-run.js';
+import { fetchUsage, printable, usageUrl } from './usage.js';
 
 export interface MigrationGuideOptions {
   methods?: string;
@@ -29,13 +28,7 @@ export interface MigrationGuideOptions {
   v1Url?: string;
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-export interface MigrationGuideIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  fetch: typeof fetch;
-}
+export type MigrationGuideIo = Pick<CommandIo, 'out' | 'err' | 'fetch'>;
 
 const FORMATS = ['md', 'html'] as const;
 type Format = (typeof FORMATS)[number];
@@ -56,15 +49,6 @@ function checkChoice(opts: MigrationGuideOptions): void {
   if (chosen !== 1) throw new UsageError('give one of --methods, --integration, --fingerprint or --all', 2);
   if (opts.methods === undefined && opts.url === undefined) throw new UsageError('--url: required with --integration, --fingerprint or --all (the metrics listener of a gateway)', 2);
   if (opts.all && opts.out === undefined) throw new UsageError('--all: --out DIR is required (one file per integration)', 2);
-}
-
-async function loadMappings(dir: string): Promise<MappingDirectory> {
-  try {
-    return await loadMappingDirectory(dir);
-  } catch (err) {
-    if (!(err instanceof MappingSetError)) throw err;
-    throw new UsageError(`the mappings in ${dir} cannot be loaded: ${err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ')}`, 2);
-  }
 }
 
 function methodList(given: string, known: readonly string[]): string[] {
@@ -114,7 +98,7 @@ async function run(opts: MigrationGuideOptions, env: Environment, io: MigrationG
   checkChoice(opts);
   const format = formatOf(opts.format);
   const dir = opts.mappings ?? (env.MAPPINGS_DIR || SHIPPED_MAPPINGS_DIR);
-  const mappings = await loadMappings(dir);
+  const mappings = await loadCommandMappings(dir);
   const known = knownMethods(mappings.reads, mappings.payment);
   const base = {
     reads: mappings.reads,
@@ -156,24 +140,14 @@ async function write(text: string, out: string | undefined, io: MigrationGuideIo
   else await writeFile(out, text);
 }
 
-const defaultIo: MigrationGuideIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  fetch: (...args) => fetch(...args),
-};
-
-export async function runMigrationGuide(opts: MigrationGuideOptions, env: Environment = process.env, io: MigrationGuideIo = defaultIo): Promise<void> {
-  try {
-    await run(opts, env, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) {
+export const runMigrationGuide = (opts: MigrationGuideOptions, env: Environment = process.env, io: MigrationGuideIo = processIo): Promise<void> =>
+  runReporting('migration-guide', io, async () => {
+    try {
+      await run(opts, env, io);
+    } catch (err) {
+      // A guide that cannot be written (the system's error code: ENOENT, EACCES, ...) is an input error.
       const code = (err as NodeJS.ErrnoException).code;
-      if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw err;
-      io.err(`legacy-gateway migration-guide: cannot write: ${(err as Error).message}\n`);
-      process.exitCode = 2;
-      return;
+      if (err instanceof UsageError || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw err;
+      throw new UsageError(`cannot write: ${(err as Error).message}`, 2);
     }
-    io.err(`legacy-gateway migration-guide: ${err.message}\n`);
-    process.exitCode = err.exitCode;
-  }
-}
+  });

@@ -9,13 +9,11 @@ import { BROWNOUTS_SETTING, loadBrownouts } from '../gateway/brownouts/brownout-
 import type { BrownoutWindow } from '../gateway/brownouts/brownout-schema.js';
 import { INTEGRATIONS_SETTING, loadIntegrations } from '../gateway/integrations/integration-file.js';
 import type { Integration } from '../gateway/integrations/integration-directory.js';
-import { StaticFileError } from '../gateway/loaders/static-records.js';
-import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { safeUrl } from '../gateway/notices/notice-delivery.js';
 import { dueNotices, noticeBody, recentCalls, utcDay, type DueNotice } from '../gateway/notices/notice-schedule.js';
-import { MappingSetError } from '../mapping/mapping-set.js';
 import { usageEntries } from '../retirement/usage-entries.js';
-import { fetchUsage, printable, usageUrl, UsageError } from './usage.js';
+import { asTheGatewayReadsIt, processIo, readMethodsOf, runReporting, UsageError, type CommandIo, type Environment } from './command-run.js';
+import { fetchUsage, printable, usageUrl } from './usage.js';
 
 export interface NoticesOptions {
   dryRun?: boolean;
@@ -27,35 +25,12 @@ export interface NoticesOptions {
   json?: boolean;
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-export interface NoticesIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  fetch: typeof fetch;
-  now: () => number;
-}
-
-/** A file the gateway would refuse is a usage error here (exit 2), with the gateway's own line. */
-function readFile<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (err) {
-    if (err instanceof StaticFileError) throw new UsageError(err.message, 2);
-    throw err;
-  }
-}
+export type NoticesIo = CommandIo;
 
 async function windowsOf(file: string | undefined, mappingsDir: string): Promise<BrownoutWindow[]> {
   if (file === undefined) return [];
-  let readMethods: ReadonlySet<string>;
-  try {
-    readMethods = new Set((await loadMappingDirectory(mappingsDir)).reads.keys());
-  } catch (err) {
-    if (!(err instanceof MappingSetError)) throw err;
-    throw new UsageError(`the mappings in ${mappingsDir} cannot be loaded: ${err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ')}`, 2);
-  }
-  return readFile(() => loadBrownouts(file, readMethods).windows);
+  const readMethods = await readMethodsOf(mappingsDir);
+  return asTheGatewayReadsIt(() => loadBrownouts(file, readMethods).windows);
 }
 
 function sunsetOf(env: Environment): number | undefined {
@@ -83,7 +58,7 @@ async function run(opts: NoticesOptions, env: Environment, io: NoticesIo): Promi
   if (!opts.dryRun) throw new UsageError('--dry-run: required (a gateway sends the notices itself; this command only tells what it would send)', 2);
   const file = opts.integrations ?? (env[INTEGRATIONS_SETTING] || undefined);
   if (file === undefined) throw new UsageError(`--integrations: required (or ${INTEGRATIONS_SETTING}): who the integrations are and where their notices go`, 2);
-  const integrations: Integration[] = readFile(() => loadIntegrations(file).integrations);
+  const integrations: Integration[] = asTheGatewayReadsIt(() => loadIntegrations(file).integrations);
   const windows = await windowsOf(opts.brownouts ?? (env[BROWNOUTS_SETTING] || undefined), opts.mappings ?? (env.MAPPINGS_DIR || SHIPPED_MAPPINGS_DIR));
   const sunset = sunsetOf(env);
   const quietDays = quietDaysOf(opts.quietDays ?? (env.QUIET_DAYS || undefined));
@@ -113,19 +88,5 @@ async function run(opts: NoticesOptions, env: Environment, io: NoticesIo): Promi
   io.out(due.length === 0 ? 'no notice due\n' : `${table(due)}\n`);
 }
 
-const defaultIo: NoticesIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  fetch: (...args) => fetch(...args),
-  now: () => Date.now(),
-};
-
-export async function runNotices(opts: NoticesOptions, env: Environment = process.env, io: NoticesIo = defaultIo): Promise<void> {
-  try {
-    await run(opts, env, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`legacy-gateway notices: ${err.message}\n`);
-    process.exitCode = err.exitCode;
-  }
-}
+export const runNotices = (opts: NoticesOptions, env: Environment = process.env, io: NoticesIo = processIo): Promise<void> =>
+  runReporting('notices', io, () => run(opts, env, io));

@@ -8,6 +8,7 @@ import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
 import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../legacy-surface/openapi/document.js';
+import { mappingsRefusal } from './command-run.js';
 
 /** package.json at the package root: two levels above src/commands/ or dist/commands/. */
 const PACKAGE_JSON = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json');
@@ -25,11 +26,6 @@ export async function openApiDocumentFor(dir: string): Promise<OpenApiDocument> 
   return buildOpenApiDocument({ reads, payment, version: await packageVersion() });
 }
 
-/** Every problem on one line: `file: path: reason; ...`. */
-function oneLine(err: MappingSetError): string {
-  return err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ');
-}
-
 export async function runOpenApi(opts: { yaml?: boolean; mappings?: string }): Promise<void> {
   const dir = opts.mappings ?? (process.env.MAPPINGS_DIR || SHIPPED_MAPPINGS_DIR);
   let doc: OpenApiDocument;
@@ -37,7 +33,7 @@ export async function runOpenApi(opts: { yaml?: boolean; mappings?: string }): P
     doc = await openApiDocumentFor(dir);
   } catch (err) {
     if (!(err instanceof MappingSetError)) throw err;
-    process.stderr.write(`legacy-gateway openapi: the mappings in ${dir} cannot be loaded: ${oneLine(err)}\n`);
+    process.stderr.write(`legacy-gateway openapi: ${mappingsRefusal(dir, err)}\n`);
     process.exitCode = 2;
     return;
   }

@@ -6,13 +6,10 @@
 // looking at v1's payments list (POST /payments/settle; the gateway logs it at warn).
 // Exit codes: 0 fine, 1 the gateway could not be reached or refused the decision, 2 a usage error.
 import { SHOWN_CLAIM, type UnknownPaymentRow } from '../gateway/payments-admin.js';
-import { listenerAddress, printable, UsageError } from './usage.js';
+import { processIo, runReporting, UsageError, type CommandIo } from './command-run.js';
+import { listenerAddress, printable } from './usage.js';
 
-export interface PaymentsIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  fetch: typeof fetch;
-}
+export type PaymentsIo = Pick<CommandIo, 'out' | 'err' | 'fetch'>;
 
 /** The metrics listener's `path`, from `http://host:port` or any URL on it (`.../metrics`, `.../usage`). */
 function listenerUrl(given: string | undefined, path: string): URL {
@@ -83,22 +80,6 @@ async function settle(claim: string, opts: PaymentsSettleOptions, io: PaymentsIo
   io.out(opts.paid === undefined ? `${claim}: settled not paid (its next repeat pays)\n` : `${claim}: settled paid, payment id ${opts.paid}\n`);
 }
 
-const defaultIo: PaymentsIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  fetch: (...args) => fetch(...args),
-};
+export const runPaymentsUnknown = (opts: PaymentsUnknownOptions, io: PaymentsIo = processIo): Promise<void> => runReporting('payments', io, () => listUnknown(opts, io));
 
-async function reporting(work: () => Promise<void>, io: PaymentsIo): Promise<void> {
-  try {
-    await work();
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`legacy-gateway payments: ${err.message}\n`);
-    process.exitCode = err.exitCode;
-  }
-}
-
-export const runPaymentsUnknown = (opts: PaymentsUnknownOptions, io: PaymentsIo = defaultIo): Promise<void> => reporting(() => listUnknown(opts, io), io);
-
-export const runPaymentsSettle = (claim: string, opts: PaymentsSettleOptions, io: PaymentsIo = defaultIo): Promise<void> => reporting(() => settle(claim, opts, io), io);
+export const runPaymentsSettle = (claim: string, opts: PaymentsSettleOptions, io: PaymentsIo = processIo): Promise<void> => runReporting('payments', io, () => settle(claim, opts, io));

@@ -4,7 +4,8 @@
 // first; for a script or a CI gate. `--quiet-days` defaults to QUIET_DAYS, else 30. Exit codes: 0 quiet,
 // 1 called within the days, 2 a usage error or a report that cannot be read (so that 1 always means callers).
 import { entryLabel, lastDays, usageEntries, type UsageEntry } from '../retirement/usage-entries.js';
-import { fetchUsage, printable, usageUrl, UsageError } from './usage.js';
+import { processIo, runReporting, UsageError, type CommandIo, type Environment } from './command-run.js';
+import { fetchUsage, printable, usageUrl } from './usage.js';
 
 export interface RetireCheckOptions {
   url?: string;
@@ -12,14 +13,7 @@ export interface RetireCheckOptions {
   json?: boolean;
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-export interface RetireCheckIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  fetch: typeof fetch;
-  now: () => number;
-}
+export type RetireCheckIo = CommandIo;
 
 const DAY_MS = 86_400_000;
 const DEFAULT_QUIET_DAYS = 30;
@@ -85,19 +79,6 @@ async function run(opts: RetireCheckOptions, env: Environment, io: RetireCheckIo
   return 1;
 }
 
-const defaultIo: RetireCheckIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  fetch: (...args) => fetch(...args),
-  now: () => Date.now(),
-};
-
-export async function runRetireCheck(opts: RetireCheckOptions, env: Environment = process.env, io: RetireCheckIo = defaultIo): Promise<void> {
-  try {
-    process.exitCode = await run(opts, env, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`legacy-gateway retire-check: ${err.message}\n`);
-    process.exitCode = 2;
-  }
-}
+// Every usage error of this command is exit 2 (a report that cannot be fetched included: see run).
+export const runRetireCheck = (opts: RetireCheckOptions, env: Environment = process.env, io: RetireCheckIo = processIo): Promise<void> =>
+  runReporting('retire-check', io, () => run(opts, env, io));

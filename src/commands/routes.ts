@@ -10,6 +10,7 @@ import { renderNginx } from '../gateway/front-proxy/nginx.js';
 import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { MappingSetError } from '../mapping/mapping-set.js';
 import { expectation } from '../shared/issue-text.js';
+import { mappingsRefusal } from './command-run.js';
 import { z } from 'zod';
 
 export const FRONT_FORMATS = ['nginx', 'haproxy'] as const;
@@ -64,11 +65,6 @@ export async function routesConfig(opts: RoutesOptions, env: Environment): Promi
   return format === 'nginx' ? renderNginx(routes, settings) : renderHaproxy(routes, settings);
 }
 
-/** Every problem on one line: `file: path: reason; ...`. */
-function oneLine(err: MappingSetError): string {
-  return err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ');
-}
-
 export async function runRoutes(opts: RoutesOptions, env: Environment = process.env): Promise<void> {
   let text: string;
   try {
@@ -78,7 +74,7 @@ export async function runRoutes(opts: RoutesOptions, env: Environment = process.
       process.stderr.write(`legacy-gateway routes: ${err.message}\n`);
     } else if (err instanceof MappingSetError) {
       const dir = opts.mappings ?? (setting(env.MAPPINGS_DIR) ?? SHIPPED_MAPPINGS_DIR);
-      process.stderr.write(`legacy-gateway routes: the mappings in ${dir} cannot be loaded: ${oneLine(err)}\n`);
+      process.stderr.write(`legacy-gateway routes: ${mappingsRefusal(dir, err)}\n`);
     } else {
       throw err;
     }

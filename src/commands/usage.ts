@@ -13,11 +13,9 @@ import { writeFile } from 'node:fs/promises';
 import { SHIPPED_MAPPINGS_DIR } from '../gateway/config.js';
 import { loadBrownouts } from '../gateway/brownouts/brownout-file.js';
 import type { BrownoutWindow } from '../gateway/brownouts/brownout-schema.js';
-import { StaticFileError } from '../gateway/loaders/static-records.js';
-import { loadMappingDirectory } from '../gateway/loaders/mapping-files.js';
 import { usageFingerprint, type IntegrationUsage } from '../gateway/state/usage/usage-tracker.js';
-import { MappingSetError } from '../mapping/mapping-set.js';
 import { renderUsagePage } from '../retirement/usage-page.js';
+import { asTheGatewayReadsIt, processIo, readMethodsOf, runReporting, UsageError, type CommandIo, type Environment } from './command-run.js';
 
 export interface UsageOptions {
   url?: string;
@@ -33,24 +31,10 @@ export interface UsageOptions {
   mappings?: string;
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-export interface UsageIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
+export interface UsageIo extends Omit<CommandIo, 'now'> {
   readStdin: () => Promise<string>;
-  fetch: typeof fetch;
   /** The moment the page is judged at (default: the clock). */
   now?: () => number;
-}
-
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2,
-  ) {
-    super(message);
-  }
 }
 
 /** `--url`, a metrics listener's address: an http:// or https:// URL, or a usage error (exit 2). */
@@ -237,19 +221,8 @@ async function keyToFingerprint(given: string, env: Environment, io: UsageIo): P
 }
 
 async function brownoutWindowsOf(file: string, mappings: string): Promise<BrownoutWindow[]> {
-  let reads: ReadonlySet<string>;
-  try {
-    reads = new Set((await loadMappingDirectory(mappings)).reads.keys());
-  } catch (err) {
-    if (!(err instanceof MappingSetError)) throw err;
-    throw new UsageError(`the mappings in ${mappings} cannot be loaded: ${err.problems.map((p) => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('; ')}`, 2);
-  }
-  try {
-    return loadBrownouts(file, reads).windows;
-  } catch (err) {
-    if (err instanceof StaticFileError) throw new UsageError(`--brownouts: ${err.message}`, 2);
-    throw err;
-  }
+  const reads = await readMethodsOf(mappings);
+  return asTheGatewayReadsIt(() => loadBrownouts(file, reads).windows, '--brownouts');
 }
 
 function guidesBase(given: string): string {
@@ -303,9 +276,7 @@ async function run(opts: UsageOptions, env: Environment, io: UsageIo): Promise<v
 }
 
 const defaultIo: UsageIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  fetch: (...args) => fetch(...args),
+  ...processIo,
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -313,12 +284,4 @@ const defaultIo: UsageIo = {
   },
 };
 
-export async function runUsage(opts: UsageOptions, env: Environment = process.env, io: UsageIo = defaultIo): Promise<void> {
-  try {
-    await run(opts, env, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`legacy-gateway usage: ${err.message}\n`);
-    process.exitCode = err.exitCode;
-  }
-}
+export const runUsage = (opts: UsageOptions, env: Environment = process.env, io: UsageIo = defaultIo): Promise<void> => runReporting('usage', io, () => run(opts, env, io));

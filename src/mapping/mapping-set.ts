@@ -28,12 +28,13 @@ export interface MappingSources {
 
 export type MappingProblem = { file: string; path: string; reason: string };
 
+/** A problem as one phrase: `staff.yaml: paging.max: reason` (`(top level)` when it is about the whole file). */
+export const problemPhrase = (p: MappingProblem): string => `${p.file}: ${p.path || '(top level)'}: ${p.reason}`;
+
 export class MappingSetError extends Error {
   override name = 'MappingSetError';
   constructor(readonly problems: MappingProblem[]) {
-    super(
-      `invalid mappings:\n${problems.map((p) => `  ${p.file}: ${p.path || '(top level)'}: ${p.reason}`).join('\n')}`,
-    );
+    super(`invalid mappings:\n${problems.map((p) => `  ${problemPhrase(p)}`).join('\n')}`);
   }
 }
 
