@@ -103,9 +103,13 @@ async function runList(mapping: ListMapping, compiled: CompiledMapping, call: Le
   const paged = parsePage(call.segments, mapping.paging);
   if (!paged.ok) throw badRequest(paged.reason);
   const v1Call = { path: `/${mapping.source.resource}`, query: { ...mapping.source.query, offset: String(paged.page.offset), limit: String(paged.page.limit) } };
-  if (compiled.listBytes !== undefined && deps.v1GetBytes !== undefined) {
-    const page = (await deps.v1GetBytes(v1Call)).take();
-    const translated = compiled.listBytes(page, deps.accountTimezone);
+  const { listBytes } = compiled;
+  if (listBytes !== undefined && deps.v1GetBytes !== undefined) {
+    const { accountTimezone } = deps;
+    const page = (await deps.v1GetBytes(v1Call, { id: listBytes.id, open: () => listBytes.open(accountTimezone) })).take();
+    // Translated as it came, or the page's bytes to translate whole (or, declined, to read as any other).
+    if (!Buffer.isBuffer(page)) return handOff(page.bytes);
+    const translated = listBytes(page, accountTimezone);
     return handOff(translated ? translated.bytes : listText(mapping, compiled.record, parseV1Text(page.toString('utf8')), deps));
   }
   return handOff(listText(mapping, compiled.record, (await deps.v1Get(v1Call)).take(), deps));

@@ -16,9 +16,30 @@ export interface V1Call {
 /** Resolves with the parsed JSON of a 2xx reply, handed off (shared/hand-off.ts: the engine takes it
  * once); rejects with a GatewayError for anything else. */
 export type V1Get = (call: V1Call) => Promise<HandOff<unknown>>;
+/** A list page's legacy reply, translated from v1's bytes: v1's total, and the reply's bytes. */
+export interface TranslatedPage {
+  total: number;
+  bytes: Buffer;
+}
+
+/** A page read as it comes: each piece of a 2xx reply's body in order (a byte order mark at its start
+ * included), then its end: the translation, or undefined when it declined (the page is then given whole). */
+export interface PageTranslating {
+  write(piece: Buffer): void;
+  end(): TranslatedPage | undefined;
+}
+
+/** How the engine would read a page as it comes. `id` tells two translations apart: callers share one v1
+ * call only when they translate it alike. */
+export interface PageTranslation {
+  readonly id: string;
+  open(): PageTranslating;
+}
+
 /** As V1Get, with the 2xx reply's bytes as they came (a byte order mark skipped), not decoded: the engine
- * reads them (decoded and parsed with parseV1Text when it must). */
-export type V1GetBytes = (call: V1Call) => Promise<HandOff<Buffer>>;
+ * reads them (decoded and parsed with parseV1Text when it must). Given a translation, the port may read the
+ * page with it as it comes, and give its translation instead of the bytes (never when it declined). */
+export type V1GetBytes = (call: V1Call, translation?: PageTranslation) => Promise<HandOff<Buffer | TranslatedPage>>;
 
 /** v1's text parsed; text that is not JSON is a bad reply (502), never a success. */
 export function parseV1Text(text: string): unknown {

@@ -12,7 +12,7 @@ import type { V1Record } from '../../mapping/legacy-record.js';
 import { compileMapping, runMappingText, type LegacyCall, type LegacyReplyJson } from '../../mapping/run.js';
 import { resourceRead } from '../../legacy-surface/resources-touched.js';
 import type { Mapping } from '../../mapping/schema.js';
-import type { V1Call } from '../../mapping/v1-reply.js';
+import type { PageTranslation, V1Call } from '../../mapping/v1-reply.js';
 import { handOff, type HandOff } from '../../shared/hand-off.js';
 import { sendLegacyError } from '../edge/error-reply.js';
 import type { RequestContext } from '../edge/request-context.js';
@@ -85,12 +85,12 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyReader
      * promise is old by the time v1 answers: shared/hand-off.ts). Chains of promises, here and in the ports
      * below, rather than async functions: every suspended frame is kept, and copied by the collector, for as
      * long as v1 takes to answer. */
-    const v1Payload = (v1Call: V1Call, form: V1Form): Promise<HandOff<V1Payload>> =>
+    const v1Payload = (v1Call: V1Call, form: V1Form, translation: PageTranslation | undefined): Promise<HandOff<V1Payload>> =>
       timed(ctx, v1Call.path, () =>
         // Every member named, not spread from v1Call: made by a spread, under load, these objects outlived
         // their read and most of what a read promoted to the old generation was theirs (the commit that
         // changed it has the figures). The engine's ports object below is made in one shape too.
-        deps.transport.getJson({ path: v1Call.path, query: v1Call.query, apiKey, requestId: ctx.requestId, cacheTtlMs, generation, form }),
+        deps.transport.getJson({ path: v1Call.path, query: v1Call.query, apiKey, requestId: ctx.requestId, cacheTtlMs, generation, form, translation }),
       ).then((reply) => {
         stale ||= reply.servedFrom === 'stale';
         freshUntil = Math.min(freshUntil, reply.freshUntil ?? Number.NEGATIVE_INFINITY);
@@ -100,14 +100,21 @@ export function legacyRead(mapping: Mapping, deps: LegacyReadDeps): LegacyReader
       accountTimezone: deps.accountTimezone,
       staticRecords: deps.staticRecords,
       v1Get: (v1Call) =>
-        v1Payload(v1Call, 'json').then((box) => {
+        v1Payload(v1Call, 'json', undefined).then((box) => {
           const { value } = box.take();
           shadow?.record(v1Call, value);
           return handOff(value);
         }),
       // The bytes port lets a plain list be translated from v1's bytes to the reply's bytes
-      // (mapping/byte-translation/). The shadow compares parsed replies: a read it follows is read parsed.
-      v1GetBytes: shadow ? undefined : (v1Call: V1Call) => v1Payload(v1Call, 'bytes').then((box) => handOff(bytesOf(box.take()))),
+      // (mapping/byte-translation/), as they come when no cache keeps them. The shadow compares parsed
+      // replies: a read it follows is read parsed.
+      v1GetBytes: shadow
+        ? undefined
+        : (v1Call: V1Call, translation?: PageTranslation) =>
+            v1Payload(v1Call, 'bytes', translation).then((box) => {
+              const payload = box.take();
+              return handOff(payload.translated ?? bytesOf(payload));
+            }),
       rosters: rosterPort?.(
         apiKey,
         {

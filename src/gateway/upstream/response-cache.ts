@@ -252,7 +252,8 @@ export function withResponseCache(inner: V1Transport, options: ResponseCacheOpti
       onEvent('miss');
       let reply: V1Json;
       try {
-        reply = await inner.getJson(request);
+        // v1's bytes are what is kept: a page is not translated as it comes when this cache is on.
+        reply = await inner.getJson(request.translation === undefined ? request : { ...request, translation: undefined });
       } catch (err) {
         // `held` is re-read: another caller may have stored a good reply while this one waited. Of the two
         // tiers' copies, the newer is served.

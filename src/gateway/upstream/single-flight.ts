@@ -1,4 +1,4 @@
-// Identical concurrent GETs (same API key, same v1 URL, same form) share one upstream call: the first
+// Identical concurrent GETs (same API key, same v1 URL, same form and translation) share one upstream call: the first
 // caller makes it, the others wait for its outcome, success or failure. Nothing is kept once the call
 // settles (that is the cache's job), so a later call always goes upstream. A `bytes` and a `json` caller of
 // one URL do not share: each gets the form it asked for. A lone caller is given the reply as it came; when
@@ -24,8 +24,13 @@ interface Flight {
   payload: V1Payload | undefined;
 }
 
-/** The form is part of the key: the call made for one form gives the body in that form only. */
-const flightKey = (request: V1GetRequest): string => (request.form === 'bytes' ? `${requestKey(request)}\0bytes` : requestKey(request));
+/** The form is part of the key: the call made for one form gives the body in that form only; and so is a
+ * page's translation (its id), which gives what that translation makes of the page. */
+function flightKey(request: V1GetRequest): string {
+  if (request.form !== 'bytes') return requestKey(request);
+  const translation = request.translation;
+  return translation === undefined ? `${requestKey(request)}\0bytes` : `${requestKey(request)}\0bytes\0${translation.id}`;
+}
 
 export function withSingleFlight(inner: V1Transport): SingleFlightTransport {
   const pending = new Map<string, Flight>();

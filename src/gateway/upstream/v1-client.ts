@@ -10,7 +10,7 @@ import { handOff, type HandOff } from '../../shared/hand-off.js';
 import type { V1CallTracer } from '../tracing/types.js';
 import { exchange, V1DeadlineError } from './v1-exchange.js';
 import { v1RequestPath, v1Target, type V1Target } from './v1-url.js';
-import { parseV1Text } from '../../mapping/v1-reply.js';
+import { parseV1Text, type PageTranslation, type TranslatedPage } from '../../mapping/v1-reply.js';
 
 /** How a GET's body is given: `json` parsed (`value`), `bytes` as v1 sent it (`bytes`), neither decoded
  * nor parsed, for a caller that translates bytes to bytes. */
@@ -31,6 +31,10 @@ export interface V1GetRequest {
    * parsed (its caller reads v1's bytes itself), so a body that is not JSON, or not UTF-8, is no error
    * there; a 4xx or 5xx is decoded and parsed for its message in either form. */
   form?: V1Form;
+  /** Form `bytes` only: a 2xx page may be read with this translation as it comes, its translation given
+   * (`translated`) instead of its bytes when it did not decline; each attempt reads with a new one. Layers
+   * that keep v1's bytes (the cache) leave it out. */
+  translation?: PageTranslation | undefined;
 }
 
 /** What a v1 GET (or POST) gives: never changed once made; its body is read once, as a fetch Response's. */
@@ -61,6 +65,8 @@ export interface V1Payload {
   /** Form `bytes`: v1's body as it came (a byte order mark skipped), not decoded. Shared like the rest of
    * the payload, so never written to. */
   readonly bytes?: Buffer;
+  /** Form `bytes` with a translation: the page's translation, made as its bytes came (no `bytes` then). */
+  readonly translated?: TranslatedPage;
 }
 
 /** From this length on (128 Ki characters, 128 KiB or more), V8 keeps a string in its large-object space:
@@ -161,7 +167,8 @@ export class V1Client implements V1Transport, V1Writer {
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return this.send('GET', path, this.headers(request.apiKey, request.requestId), undefined, request.form ?? 'json');
+    const form = request.form ?? 'json';
+    return this.send('GET', path, this.headers(request.apiKey, request.requestId), undefined, form, form === 'bytes' ? request.translation : undefined);
   }
 
   async postJson(request: V1PostRequest): Promise<V1Json> {
@@ -193,13 +200,22 @@ export class V1Client implements V1Transport, V1Writer {
   }
 
   /** One attempt. undici does not retry a request on its own, so a POST reaches v1 at most once. */
-  private async send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string | undefined, form: V1Form): Promise<V1Json> {
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    form: V1Form,
+    translation?: PageTranslation,
+  ): Promise<V1Json> {
     const span = this.tracer?.start(method, path.slice(this.target.apiPrefix.length), headers);
     let status: number | undefined;
     let failure: string | undefined;
     try {
-      const res = await exchange(this.pool, { method, path, headers, body }, this.timeoutMs);
+      const res = await exchange(this.pool, { method, path, headers, body, translation }, this.timeoutMs);
       status = res.status;
+      // Only a 2xx page is translated as it comes.
+      if (res.translated) return { status: res.status, body: handOff({ translated: res.translated.take() }) };
       const bytes = res.body.take();
       if (res.status >= 200 && res.status < 300) {
         if (form === 'bytes') return { status: res.status, textLength: bytes.length, body: handOff({ bytes }) };

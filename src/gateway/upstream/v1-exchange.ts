@@ -7,6 +7,7 @@
 // come to one handler that keeps them until the end. The body goes through the promise in a box the caller
 // empties (shared/hand-off.ts): the promise is old by the time v1 answers.
 import type { Dispatcher } from 'undici';
+import type { PageTranslating, PageTranslation, TranslatedPage } from '../../mapping/v1-reply.js';
 import { handOff, type HandOff } from '../../shared/hand-off.js';
 
 export interface V1ExchangeRequest {
@@ -15,6 +16,9 @@ export interface V1ExchangeRequest {
   path: string;
   headers: Record<string, string>;
   body: string | undefined;
+  /** A 2xx reply's body read with it as it comes (its pieces are kept too, until its end, for a page it
+   * declines). */
+  translation?: PageTranslation | undefined;
 }
 
 export interface V1ExchangeReply {
@@ -22,8 +26,12 @@ export interface V1ExchangeReply {
   /** Retry-After as v1 sent it (its first one), undefined when absent. */
   retryAfter: string | undefined;
   /** The body as it came, not decoded; a UTF-8 byte order mark at the start is skipped (as undici's text()
-   * skips it), so that whoever decodes these bytes, or passes them on, never meets it. */
+   * skips it), so that whoever decodes these bytes, or passes them on, never meets it. Empty when the
+   * page was translated. */
   body: HandOff<Buffer>;
+  /** A 2xx page read with the request's translation as it came, unless it declined: its translation (its
+   * pieces let go). */
+  translated?: HandOff<TranslatedPage>;
 }
 
 /** The exchange's deadline passed: what it rejects with (and aborts the request with). */
@@ -35,6 +43,7 @@ export class V1DeadlineError extends Error {
 }
 
 const RETRY_AFTER = 'retry-after';
+const NO_BYTES = Buffer.alloc(0);
 
 /** The first Retry-After of undici's raw headers (name, value, name, value...). */
 function retryAfterOf(rawHeaders: Buffer[]): string | undefined {
@@ -64,11 +73,14 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private expired: Error | undefined;
   private settled = false;
   private readonly timer: NodeJS.Timeout;
+  /** The final 2xx reply's translation, reading its pieces as they come. */
+  private translating: PageTranslating | undefined;
 
   constructor(
     private readonly resolve: (reply: V1ExchangeReply) => void,
     private readonly reject: (err: Error) => void,
     deadlineMs: number,
+    private readonly translation: PageTranslation | undefined,
   ) {
     this.timer = setTimeout(() => this.expire(new V1DeadlineError(deadlineMs)), deadlineMs);
   }
@@ -91,6 +103,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.status = statusCode;
     this.chunks = [];
     this.length = 0;
+    this.translating = statusCode >= 200 && statusCode < 300 ? this.translation?.open() : undefined;
     if (statusCode === 429 || statusCode === 503) this.retryAfter = retryAfterOf(rawHeaders);
     return true;
   }
@@ -98,6 +111,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     this.chunks?.push(chunk);
     this.length += chunk.length;
+    this.translating?.write(chunk);
     return true;
   }
 
@@ -105,6 +119,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     const chunks = this.chunks ?? [];
     this.chunks = undefined;
+    const translated = this.translating?.end();
+    this.translating = undefined;
+    if (translated) {
+      this.settle();
+      this.resolve({ status: this.status, retryAfter: this.retryAfter, body: handOff(NO_BYTES), translated: handOff(translated) });
+      return;
+    }
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.length);
     this.settle();
     this.resolve({ status: this.status, retryAfter: this.retryAfter, body: handOff(withoutByteOrderMark(bytes)) });
@@ -117,6 +138,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private fail(err: Error): void {
     if (this.settled) return;
     this.chunks = undefined;
+    this.translating = undefined;
     this.settle();
     this.reject(err);
   }
@@ -131,7 +153,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
  * error (unreachable, reset, size limit) or V1DeadlineError. */
 export function exchange(dispatcher: Dispatcher, request: V1ExchangeRequest, deadlineMs: number): Promise<V1ExchangeReply> {
   return new Promise((resolve, reject) => {
-    const handler = new ExchangeHandler(resolve, reject, deadlineMs);
+    const handler = new ExchangeHandler(resolve, reject, deadlineMs, request.translation);
     dispatcher.dispatch({ method: request.method, path: request.path, headers: request.headers, body: request.body ?? null }, handler);
   });
 }

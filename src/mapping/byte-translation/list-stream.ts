@@ -6,6 +6,7 @@
 // the streaming (declined): the page is then read whole by the caller, which is never wrong, only slower.
 // The reply is written into a writer of its own (writer-pool.ts), and copied out once, at the end, behind
 // its head (`total` first, known only once the page is read). Pure; the pieces of one page in order.
+import type { TranslatedPage } from '../v1-reply.js';
 import type { ByteWriter } from './byte-writer.js';
 import type { FieldPlan } from './field-plan.js';
 import { COPYABLE_STRING, ESCAPED_STRING, FALSE, INTEGER, JsonScanner, OTHER_NUMBER, TRUE } from './json-scan.js';
@@ -15,10 +16,7 @@ import { Utf8Check } from './utf8-check.js';
 import { takeWriter, giveBackWriter } from './writer-pool.js';
 
 /** A translated list page: v1's total, and the legacy reply's bytes. */
-export interface TranslatedList {
-  total: number;
-  bytes: Buffer;
-}
+export type TranslatedList = TranslatedPage;
 
 /** What reading a page takes, made once per translation and shared by its streams: a record is read and
  * written within one call, so no two pages use them at once. */

@@ -36,7 +36,12 @@ export interface ListByteTranslation {
   (page: Buffer, accountTimezone: string | undefined): TranslatedList | undefined;
   /** A page of v1's bytes as they come, a byte order mark at its start skipped. */
   open(accountTimezone: string | undefined): ListPageTranslation;
+  /** Unique to this translation (PageTranslation's id). */
+  readonly id: string;
 }
+
+/** Numbers the translations compiled, for their ids. */
+let compiled = 0;
 
 /** The list read's translation for `mapping`; undefined when the mapping is not one it covers. */
 export function compileListByteTranslation(mapping: Mapping): ListByteTranslation | undefined {
@@ -53,5 +58,8 @@ export function compileListByteTranslation(mapping: Mapping): ListByteTranslatio
   };
   const translate = (page: Buffer, accountTimezone: string | undefined): TranslatedList | undefined =>
     new ListPageStream(reading, accountTimezone, false).whole(page);
-  return Object.assign(translate, { open: (accountTimezone: string | undefined) => new ListPageStream(reading, accountTimezone, true) });
+  return Object.assign(translate, {
+    open: (accountTimezone: string | undefined) => new ListPageStream(reading, accountTimezone, true),
+    id: `list-bytes-${++compiled}`,
+  });
 }

@@ -263,6 +263,16 @@ describe('one entry for both forms', () => {
   const bytes = Buffer.from(text);
   const value = { object: 'list', data: [{ id: 1, name: 'Zoë €' }] };
 
+  it('asks for the bytes without the translation, which it keeps; a hit gives the bytes, for the engine to translate whole', async () => {
+    const { inner, cache, answer } = formsUpstream(bytes);
+    inner.script = [answer];
+    const translation = { id: 'list-bytes-1', open: () => ({ write: () => undefined, end: () => undefined }) };
+    expect(plain(await cache.getJson(request({ form: 'bytes', translation }))).body).toEqual({ bytes });
+    expect(inner.calls.map((c) => [c.form, c.translation])).toEqual([['bytes', undefined]]);
+    expect(plain(await cache.getJson(request({ form: 'bytes', translation }))).body).toEqual({ bytes });
+    expect(inner.calls).toHaveLength(1);
+  });
+
   it("keeps a reply read as bytes as its bytes: a 'bytes' hit is v1's own bytes, a 'json' hit their parse", async () => {
     const { inner, cache, events, answer } = formsUpstream(bytes);
     inner.script = [answer];

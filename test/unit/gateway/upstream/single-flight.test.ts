@@ -66,6 +66,23 @@ describe('single-flight', () => {
     expect((await Promise.all(calls)).map(plain)).toEqual([jsonReply({ n: 1, name: 'Zoë' }), bytesReply, jsonReply({ n: 1, name: 'Zoë' }), bytesReply]);
   });
 
+  it('shares a page read with a translation only between callers of the same translation', async () => {
+    const translation = (id: string) => ({ id, open: () => ({ write: () => undefined, end: () => undefined }) });
+    const [a, b] = [translation('list-bytes-1'), translation('list-bytes-2')];
+    const translated = { total: 1, bytes: Buffer.from('{"status":"success"}') };
+    const inner = fakeTransport(async (req) => boxed(req.translation ? { status: 200, body: { translated } } : { status: 200, body: { bytes: Buffer.from('{}') } }));
+    const transport = withSingleFlight(inner);
+    const calls = [
+      transport.getJson(request({ form: 'bytes', translation: a })),
+      transport.getJson(request({ form: 'bytes', translation: b })),
+      transport.getJson(request({ form: 'bytes' })),
+      transport.getJson(request({ form: 'bytes', translation: a })),
+    ];
+    expect(inner.calls.map((c) => c.translation?.id)).toEqual(['list-bytes-1', 'list-bytes-2', undefined]);
+    const replies = (await Promise.all(calls)).map(plain);
+    expect(replies.map((r) => r.body)).toEqual([{ translated }, { translated }, { bytes: Buffer.from('{}') }, { translated }]);
+  });
+
   it("never lets a 'bytes' caller join a 'json' call under way, nor the other way round", async () => {
     const json = deferred<V1Json>();
     const bytes = deferred<V1Json>();

@@ -2,7 +2,8 @@
 // the response cache sizes its entry by, and a large one the text itself, which the cache keeps; a reply
 // read as bytes is v1's bytes as they came, neither decoded nor parsed; UPSTREAM_TIMEOUT_MS bounds the whole
 // call, the body included; a body its caller has taken is held by nothing the call made.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { PageTranslation } from '../../../../src/mapping/v1-reply.js';
 import { GatewayError } from '../../../../src/shared/errors.js';
 import { withUpstreamMetrics } from '../../../../src/gateway/upstream/metered.js';
 import { withRetry } from '../../../../src/gateway/upstream/retry.js';
@@ -123,6 +124,63 @@ describe("V1Client.getJson, form 'bytes'", () => {
     const down = await client.getJson({ path: '/clients/8', query: {}, apiKey: 'k', form: 'bytes' }).catch((e: unknown) => e);
     expect(down).toBeInstanceOf(GatewayError);
     expect(down).toMatchObject({ code: 'LGW_UPSTREAM_ERROR', status: 503, message: 'No client 7 (Zoë)', upstreamCode: 'down', headers: { 'retry-after': '9' } });
+  });
+});
+
+/** A translation that notes the pieces it is given and "translates" a page to its length, or declines it. */
+function notingTranslation(declines: boolean): PageTranslation & { pieces: string[]; opened: number } {
+  const noted = {
+    id: 'noting',
+    pieces: [] as string[],
+    opened: 0,
+    open: () => {
+      noted.opened++;
+      let length = 0;
+      return {
+        write: (piece: Buffer) => {
+          noted.pieces.push(piece.toString());
+          length += piece.length;
+        },
+        end: () => (declines ? undefined : { total: length, bytes: Buffer.from(`translated ${length}`) }),
+      };
+    },
+  };
+  return noted;
+}
+
+describe("V1Client.getJson, form 'bytes' with a translation", () => {
+  it('gives the translation made of the pieces as they came, not the bytes', async () => {
+    let finish!: () => void;
+    const secondHalf = new Promise<void>((resolve) => (finish = resolve));
+    upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // The first half is read before the second is written.
+      res.write('{"total":0,', () => void secondHalf.then(() => res.end('"data":[]}')));
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    const translation = notingTranslation(false);
+    const call = client.getJson({ path: '/clients', query: {}, apiKey: 'k', form: 'bytes', translation });
+    await vi.waitFor(() => expect(translation.pieces).toEqual(['{"total":0,']));
+    finish();
+    expect(plain(await call)).toEqual({ status: 200, body: { translated: { total: 21, bytes: Buffer.from('translated 21') } } });
+    expect(translation.pieces.join('')).toBe('{"total":0,"data":[]}');
+  });
+
+  it("gives the page's bytes (a mark skipped) when the translation declines it, and never translates a 4xx or 5xx", async () => {
+    const page = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Zoë"}')]);
+    upstream = await startRecordingUpstream((req, res) => {
+      const status = req.url.includes('/7') ? 404 : 200;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(status === 200 ? page : '{"error":{"code":"not_found","message":"No client 7"}}');
+    });
+    client = new V1Client({ upstreamUrl: upstream.url, timeoutMs: 5000 });
+    const translation = notingTranslation(true);
+    const reply = plain(await client.getJson({ path: '/clients', query: {}, apiKey: 'k', form: 'bytes', translation }));
+    expect(reply).toEqual({ status: 200, body: { bytes: page.subarray(3) }, textLength: page.length - 3 });
+    expect(translation.pieces.join('')).toBe(page.toString());
+    const notFound = client.getJson({ path: '/clients/7', query: {}, apiKey: 'k', form: 'bytes', translation });
+    await expect(notFound).rejects.toMatchObject({ code: 'LGW_UPSTREAM_ERROR', status: 404, message: 'No client 7' });
+    expect(translation.opened).toBe(1);
   });
 });
 
