@@ -1,11 +1,8 @@
 // Spells a guide document as one self-contained HTML page: its styles inline, no script, no external asset
 // (a Content-Security-Policy forbids loading any), every value escaped, so nothing a mapping says can become
 // markup. The rows an integration uses are highlighted. Pure.
+import { escapeHtml, selfContainedPage } from '../shared/html-page.js';
 import type { Block, GuideDocument, Inline, Text } from './document.js';
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 
 /** An id attribute's value: letters, digits, - and _ only. */
 const safeId = (text: string): string => text.replace(/[^A-Za-z0-9_-]/g, '-');
@@ -52,22 +49,5 @@ th { background: #f7f8fa; } tr.used td { background: #fff5cc; font-weight: 600; 
 `;
 
 export function renderHtml(doc: GuideDocument): string {
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    `<title>${escapeHtml(doc.title)}</title>`,
-    `<style>${STYLE}</style>`,
-    '</head>',
-    '<body>',
-    '<main>',
-    ...doc.blocks.map(blockHtml),
-    '</main>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return selfContainedPage({ title: doc.title, style: STYLE, main: doc.blocks.map(blockHtml) });
 }

@@ -9,6 +9,7 @@
 // otherwise. Pure: the report, the options and the moment are handed in.
 import type { BrownoutWindow } from '../gateway/brownouts/brownout-schema.js';
 import { PAYMENT_CODES } from '../payment/codes.js';
+import { escapeHtml, selfContainedPage } from '../shared/html-page.js';
 import { forecastBrownouts, type WindowForecast } from './brownout-forecast.js';
 import { lastDays, usageEntries, type UsageEntry } from './usage-entries.js';
 import { guideFileBase } from './guide-file-name.js';
@@ -30,8 +31,6 @@ export interface UsagePageOptions {
   source?: string | undefined;
 }
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 const esc = escapeHtml;
 
 /** What the page reads of one integration, beyond the entry the other retirement commands read. */
@@ -228,24 +227,14 @@ export function renderUsagePage(integrations: readonly unknown[], opts: UsagePag
   const list = pageIntegrations(integrations);
   const from = opts.source === undefined ? '' : ` from ${esc(opts.source)}`;
   const head = `<p>${plural(list.length, 'integration')} in the usage report${from} at ${iso(now)}, most recently called first.</p>`;
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
-    '<title>Who still calls the legacy API</title>',
-    `<style>${STYLE}</style>`,
-    '</head>',
-    '<body>',
-    '<main>',
-    '<h1>Who still calls the legacy API</h1>',
-    head,
-    ...(list.length === 0 ? ['<p>No legacy calls counted.</p>'] : list.map((i, k) => section(i, k, now, opts))),
-    '</main>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return selfContainedPage({
+    title: 'Who still calls the legacy API',
+    style: STYLE,
+    dataImages: true,
+    main: [
+      '<h1>Who still calls the legacy API</h1>',
+      head,
+      ...(list.length === 0 ? ['<p>No legacy calls counted.</p>'] : list.map((i, k) => section(i, k, now, opts))),
+    ],
+  });
 }
