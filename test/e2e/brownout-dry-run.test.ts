@@ -1,5 +1,6 @@
-// `legacy-gateway brownout --dry-run` as a user runs it (`node dist/cli.js`): a brownouts file tried against a
-// gateway's GET /usage before it goes into service.
+// `legacy-gateway brownout --dry-run`, its command line run in the test's process (test/helpers/cli-in-process.ts;
+// the binary's own exit codes are tested in exit-codes.test.ts): a brownouts file tried against a gateway's
+// GET /usage before it goes into service.
 // - A real gateway over the embedded sandbox, its clock set back two days, counts two keys' calls (and a third
 //   key's, ten days back): each window lists its openings to come and its scope, and exactly the integrations it
 //   would refuse with their covered calls per method, from the report's calls per day when it counts them,
@@ -9,22 +10,20 @@
 //   those of the last 7 days (per method, or split by the method shares), with the calls expected per opening.
 // - Without --url: the windows and their scope only. A bad file, an unknown method, no --dry-run: exit 2; an
 //   unreachable listener: exit 1.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageFingerprint } from '../../src/gateway/state/usage/usage-tracker.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
+import { runCli, type CliRun } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/brownout.js';
 import { fetchReply } from '../helpers/fetch-reply.js';
 import { get, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'dist/cli.js');
 const SECRET = 'e2e-brownout-dry-run-secret-0123456789';
 const OLD_KEY = 'a-key-last-used-ten-days-ago';
 const FP_PRIMARY = usageFingerprint(SECRET, SANDBOX_KEYS.primary);
@@ -38,11 +37,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const BY_METHODS = 'per-method counts since first seen (no daily counts)';
 const BY_DAYS_SHARED = 'daily counts, last 7 days, split by its method shares';
 
-async function brownout(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, [cli, 'brownout', ...args], { env: { ...process.env, BROWNOUTS_FILE: '', MAPPINGS_DIR: '' } }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-  );
+function brownout(args: string[]): Promise<CliRun> {
+  return runCli(['brownout', ...args], { BROWNOUTS_FILE: '', MAPPINGS_DIR: '' });
 }
 
 /** A window's block of the output: its lines from its name to the next blank line. */

@@ -1,17 +1,18 @@
-// `legacy-gateway check` as an operator runs it (`node dist/cli.js check`, dist/ built by the global setup):
-// each check reports what it found, in order, and a check an earlier failure makes pointless is "not run".
-import { execFile } from 'node:child_process';
+// `legacy-gateway check` as an operator runs it, its command line run in the test's process
+// (test/helpers/cli-in-process.ts; the binary's own exit codes are tested in exit-codes.test.ts): each check
+// reports what it found, in order, and a check an earlier failure makes pointless is "not run".
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMappingDirectory } from '../../src/gateway/loaders/mapping-files.js';
 import { SANDBOX_KEYS, SECONDARY_KEY_RESOURCES, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/check.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'dist/cli.js');
 const mappingsDir = path.join(root, 'mappings');
 
 interface Run {
@@ -29,11 +30,7 @@ interface JsonReport {
 
 /** Runs `check` with only the given settings (nothing inherited from the shell that runs the suite). */
 async function check(settings: Record<string, string>, args: string[] = []): Promise<Run> {
-  const env = { PATH: process.env.PATH ?? '', UPSTREAM_URL: '', UPSTREAM_API_KEY: '', MAPPINGS_DIR: '', ...settings };
-  const done = await promisify(execFile)(process.execPath, [cli, 'check', ...args], { env }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-  );
+  const done = await runCli(['check', ...args], { UPSTREAM_URL: '', UPSTREAM_API_KEY: '', MAPPINGS_DIR: '', ...settings });
   return { ...done, lines: done.stdout.split('\n').filter(Boolean) };
 }
 

@@ -1,12 +1,25 @@
-// The CLI as a user runs it: `node dist/cli.js ...` (dist/ is built by the suite's global setup).
-import { execFile, spawn } from 'node:child_process';
+// The CLI's commands: their help, output and refusals run in the test's process (test/helpers/cli-in-process.ts:
+// the command line the binary parses); `serve` started, serving and stopped by SIGTERM as a user runs it,
+// `node dist/cli.js serve` (dist/ is built by the suite's global setup).
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_KEYS, startSandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/coverage.js';
+import '../../src/commands/check.js';
+import '../../src/commands/serve.js';
 
-const run = promisify(execFile);
+/** Resolves with what the command wrote, or rejects with it and its exit code (as execFile does). */
+async function run(_node: string, [, ...args]: string[], options: { env?: Record<string, string | undefined> } = {}): Promise<{ stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(options.env ?? process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const done = await runCli(args, env);
+  if (done.code !== 0) throw Object.assign(new Error(`exit ${done.code}`), done);
+  return done;
+}
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli.js');
 

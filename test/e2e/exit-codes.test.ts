@@ -1,5 +1,7 @@
 // The CLI's exit codes, the same for every command (README: Exit codes): 0 fine, 1 a problem found,
-// 2 a usage or input error; and --version. Run as a user runs them: `node dist/cli.js ...`.
+// 2 a usage or input error; and --version. Each code once as a user runs the binary (`node dist/cli.js ...`:
+// the process's own exit code); every case in the test's process (test/helpers/cli-in-process.ts), which runs
+// the same command line.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,17 +11,39 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/coverage.js';
+import '../../src/commands/openapi.js';
+import '../../src/replay/run/run-command.js';
+import '../../src/commands/replay-gateway.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli.js');
 const COMMANDS = ['serve', 'sandbox', 'coverage', 'openapi', 'check', 'retire-check', 'brownout', 'replay'] as const;
 
-async function cliRun(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The binary, in a process of its own. */
+async function binaryRun(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return promisify(execFile)(process.execPath, [cli, ...args], { env: { ...process.env, UPSTREAM_URL: '', MAPPINGS_DIR: '', ...env } }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
   );
 }
+
+/** The same command line in the test's process. */
+const cliRun = (args: string[], env: Record<string, string> = {}) => runCli(args, { UPSTREAM_URL: '', MAPPINGS_DIR: '', ...env });
+
+describe('the binary exits with the code its command set', () => {
+  it('0: --version', async () => {
+    expect((await binaryRun(['--version'])).code).toBe(0);
+  });
+
+  it('2: an unknown command, its complaint on stderr', async () => {
+    const { code, stderr } = await binaryRun(['nope']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("error: unknown command 'nope'");
+  });
+});
 
 describe('legacy-gateway --version', () => {
   const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
@@ -113,12 +137,13 @@ describe('exit code 2: usage and input errors', () => {
 });
 
 describe('exit code 1: a problem found', () => {
+  // The binary: exit code 1 of the process itself.
   it('sandbox on a port in use: one line naming the address, no stack trace', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const { port } = busy.address() as AddressInfo;
     try {
-      const { code, stdout, stderr } = await cliRun(['sandbox', '--port', String(port)]);
+      const { code, stdout, stderr } = await binaryRun(['sandbox', '--port', String(port)]);
       expect(code).toBe(1);
       expect(stdout).toBe('');
       expect(stderr).toBe(`legacy-gateway sandbox: cannot listen on 127.0.0.1:${port} (EADDRINUSE)\n`);

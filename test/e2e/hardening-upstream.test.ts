@@ -14,6 +14,8 @@ let secondMiss: HardenedGateway;
 /** CACHE_TTL_MS=0 with a timeout no test reaches: calls held by the upstream until the test releases them
  * answer 200 however long the machine takes to send them all. */
 let patient: HardenedGateway;
+/** CACHE_TTL_MS=0 with a short timeout, for calls the upstream never answers (and no other). */
+let impatient: HardenedGateway;
 
 const STALE_WARNING = '110 - "Response is Stale"';
 
@@ -24,17 +26,21 @@ function staffByKey(): void {
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  const env = { UPSTREAM_URL: upstream.url, UPSTREAM_API_KEY: 'operator-key', UPSTREAM_TIMEOUT_MS: '300' };
+  // A timeout a held call reaches soon (stale-if-error on a timeout), and that an answered call on loopback
+  // never nears, however loaded the machine.
+  const env = { UPSTREAM_URL: upstream.url, UPSTREAM_API_KEY: 'operator-key', UPSTREAM_TIMEOUT_MS: '2000' };
   gateway = await startHardenedGateway(env);
   uncached = await startHardenedGateway({ ...env, CACHE_TTL_MS: '0' });
   secondMiss = await startHardenedGateway({ ...env, CACHE_MIN_USES: '2' });
   patient = await startHardenedGateway({ ...env, CACHE_TTL_MS: '0', UPSTREAM_TIMEOUT_MS: '600000' });
+  impatient = await startHardenedGateway({ ...env, CACHE_TTL_MS: '0', UPSTREAM_TIMEOUT_MS: '300' });
 });
 afterAll(async () => {
   await gateway.close();
   await uncached.close();
   await secondMiss.close();
   await patient.close();
+  await impatient.close();
   await upstream.close();
 });
 beforeEach(() => {
@@ -272,7 +278,7 @@ describe('retries per method', () => {
 describe('timeout', () => {
   it('answers 504 after UPSTREAM_TIMEOUT_MS, without a retry', async () => {
     upstream.handle(() => undefined);
-    const reply = await fetchText(`${uncached.url}/api/staff/504`);
+    const reply = await fetchText(`${impatient.url}/api/staff/504`);
     expect(reply.status).toBe(504);
     expect(JSON.parse(reply.text)).toEqual({ status: 'failure', response: 'the upstream did not answer within 300 ms' });
     expect(upstream.received).toHaveLength(1);
@@ -280,7 +286,7 @@ describe('timeout', () => {
 
   it('answers 504 on the passthrough too, and does not retry it', async () => {
     upstream.handle(() => undefined);
-    const reply = await fetchText(`${uncached.url}/api/v1/clients?limit=1`);
+    const reply = await fetchText(`${impatient.url}/api/v1/clients?limit=1`);
     expect(reply.status).toBe(504);
     expect(JSON.parse(reply.text)).toEqual({ status: 'failure', response: 'the upstream did not answer within 300 ms' });
     expect(upstream.received).toHaveLength(1);

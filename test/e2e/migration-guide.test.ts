@@ -1,4 +1,5 @@
-// `legacy-gateway migration-guide` as a user runs it (`node dist/cli.js`), against a real gateway serving from
+// `legacy-gateway migration-guide`, its command line run in the test's process (test/helpers/cli-in-process.ts;
+// the binary's own exit codes are tested in exit-codes.test.ts), against a real gateway serving from
 // the embedded sandbox with its metrics listener: two API keys call different legacy methods, one of them named
 // `crm-sync` by INTEGRATIONS_FILE, then
 // - `--all --out DIR` writes one guide per integration, `crm-sync.md` and the other named by the start of its
@@ -8,21 +9,21 @@
 //   `--all` without `--out`, are refused in one line with their exit codes;
 // - a copy of the mappings whose field takes its value from another v1 field gives a guide that says so, and
 //   differs from the shipped set's in that row alone.
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageFingerprint } from '../../src/gateway/state/usage/usage-tracker.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
 import { fetchReply } from '../helpers/fetch-reply.js';
+import { runCli, type CliRun } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/migration-guide.js';
 import { get, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'dist/cli.js');
 const SECRET = 'e2e-migration-guide-secret-0123456789';
 const FP_PRIMARY = usageFingerprint(SECRET, SANDBOX_KEYS.primary);
 const FP_SECONDARY = usageFingerprint(SECRET, SANDBOX_KEYS.secondary);
@@ -32,11 +33,8 @@ const CLIENT = '## `GET /api/client?id=|email=|username=|first_name=|last_name=`
 const SERVICES = '## `GET /api/services/{start}/{limit}`';
 const PAYMENT = '## `POST /api/payment`';
 
-async function cliRun(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, [cli, 'migration-guide', ...args], { env: { ...process.env, UPSTREAM_URL: '', MAPPINGS_DIR: '' } }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-  );
+function cliRun(args: string[]): Promise<CliRun> {
+  return runCli(['migration-guide', ...args], { UPSTREAM_URL: '', MAPPINGS_DIR: '' });
 }
 
 /** The method sections of a Markdown guide: its `## ` headings but the contents. */

@@ -52,7 +52,8 @@ async function payAndHangUp(gateway: GatewayProcess, fields: Record<string, stri
 }
 
 async function serve(env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const gateway = await startGatewayProcess(v1.url, { UPSTREAM_TIMEOUT_MS: '600', METRICS_PORT: '0', ...env });
+  // A timeout the never-answered payment reaches soon, and that an answered call on loopback never nears.
+  const gateway = await startGatewayProcess(v1.url, { UPSTREAM_TIMEOUT_MS: '2000', METRICS_PORT: '0', ...env });
   started.push(gateway);
   return gateway;
 }

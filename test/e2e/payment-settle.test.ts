@@ -6,10 +6,10 @@
 // repeat pays (once); two matching records stay unknown (Retry-After). Claims are also settled in the
 // background, with no repeat at all, and by an operator (`legacy-gateway payments unknown | settle`). Every
 // test counts the payment POSTs that reached v1.
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/payments.js';
 import { fetchReply, type Reply } from '../helpers/fetch-reply.js';
 import { metricSum, startGatewayProcess, until, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startLedgerUpstream, type LedgerUpstream } from '../helpers/ledger-upstream.js';
@@ -32,8 +32,9 @@ async function pay(fields: Record<string, string>, headers: Record<string, strin
 
 beforeAll(async () => {
   v1 = await startLedgerUpstream();
-  // The repeat's patience: 3 x 600 ms + 2 s; a settle window of 1 s and its second read fit in it.
-  gateway = await startGatewayProcess(v1.url, { UPSTREAM_TIMEOUT_MS: '600', METRICS_PORT: '0', PAYMENT_SETTLE_AFTER_S: '1' });
+  // The repeat's patience: 3 x 2000 ms + 2 s; a settle window of 1 s and its second read fit in it with room to
+  // spare on a loaded machine (no test here waits for a timeout).
+  gateway = await startGatewayProcess(v1.url, { UPSTREAM_TIMEOUT_MS: '2000', METRICS_PORT: '0', PAYMENT_SETTLE_AFTER_S: '1' });
 });
 afterAll(async () => {
   await gateway?.stop('SIGKILL');
@@ -166,14 +167,12 @@ describe('settled in the background, with no repeat', () => {
   });
 });
 
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli.js');
-
-/** `legacy-gateway payments ...` against the gateway's metrics listener: its exit code and output. */
-function payments(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+/** `legacy-gateway payments ...` against the gateway's metrics listener, its command line run in the test's
+ * process (test/helpers/cli-in-process.ts): its exit code and output. */
+async function payments(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const listener = new URL(gateway.metricsUrl!).origin;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, 'payments', ...args, '--url', listener], (error, out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, out, err }));
-  });
+  const { code, stdout, stderr } = await runCli(['payments', ...args, '--url', listener]);
+  return { code, out: stdout, err: stderr };
 }
 
 interface Row {

@@ -1,7 +1,10 @@
 // Starting the gateway as an operator does (`node dist/cli.js serve`, `npm start`): a production start
 // never serves demo data, every bad setting stops start-up with one line naming it, a busy port exits
 // non-zero in every mode, RECORD_FILE's folder is created (or the start refused), SIGTERM sent to
-// `npm start` drains and stops the gateway, and sandbox mode says so in every reply and in /readyz.
+// `npm start` drains and stops the gateway, and sandbox mode says so in every reply and in /readyz. A start
+// refused before anything is opened (a setting, no upstream in production) runs its command line in the test's
+// process (test/helpers/cli-in-process.ts); one refused after a part of it was opened (a busy port, RECORD_FILE)
+// runs the binary, whose process must then end by itself.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +15,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/serve.js';
 import { fetchReply } from '../helpers/fetch-reply.js';
 import { startTestGateway } from '../helpers/gateway.js';
 
@@ -28,12 +34,23 @@ interface Outcome {
   stderr: string;
 }
 
-/** Runs `serve` expecting it to stop by itself (a refused start). */
+/** Runs `serve` in the test's process, for a start refused before anything is opened. */
+const refusedAtOnce = (env: Record<string, string>): Promise<Outcome> => runCli(['serve'], { ...BASE_ENV, ...env });
+
+/** Processes a test started; any still running when the file ends is killed. */
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/** Runs `serve` expecting its process to stop by itself (a refused start); one that does not ends the test by
+ * the suite's timeout, however long the machine takes to start it. */
 function serveOnce(env: Record<string, string>): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, 'serve'], { env: { ...BASE_ENV, ...env }, timeout: 15_000 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [cli, 'serve'], { env: { ...BASE_ENV, ...env } }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
     });
+    started.push(child);
   });
 }
 
@@ -66,7 +83,7 @@ describe('a production start never serves demo data', () => {
     [{ NODE_ENV: 'production', PORT: '0' }, 'legacy-gateway: cannot start: UPSTREAM_URL: not set, and NODE_ENV is production: set UPSTREAM_URL to the service, or SANDBOX=1 to serve the embedded sandbox\'s demo data\n'],
     [{ HOST: '0.0.0.0', PORT: '0' }, 'legacy-gateway: cannot start: UPSTREAM_URL: not set, and HOST 0.0.0.0 is beyond loopback: set UPSTREAM_URL to the service, or SANDBOX=1 to serve the embedded sandbox\'s demo data\n'],
   ])('refuses %o without UPSTREAM_URL, in one line naming it', async (env, line) => {
-    const out = await serveOnce(env);
+    const out = await refusedAtOnce(env);
     expect(out).toEqual({ code: 2, stdout: '', stderr: line });
   });
 
@@ -116,7 +133,7 @@ describe('start-up errors are one line', () => {
     ['CACHE_MIN_USES', '0', 'must be a whole number from 1 to 100, got "0"'],
     ['SANDBOX', 'maybe', 'must be 1 or true (on), 0 or false (off); got "maybe"'],
   ])('%s=%s stops start-up naming the variable and what is allowed', async (name, value, reason) => {
-    const out = await serveOnce({ [name]: value });
+    const out = await refusedAtOnce({ [name]: value });
     expect(out).toEqual({ code: 2, stdout: '', stderr: `legacy-gateway: ${name} ${reason}\n` });
   });
 

@@ -1,33 +1,28 @@
-// `legacy-gateway retire-check` as a user runs it (`node dist/cli.js`), judged from the last calls a gateway's
+// `legacy-gateway retire-check`, its command line run in the test's process (test/helpers/cli-in-process.ts;
+// the binary's own exit codes are tested in exit-codes.test.ts), judged from the last calls a gateway's
 // GET /usage reports. A real gateway over the embedded sandbox, its clock set back, takes one key's calls 40
 // days ago and the other's 10 days ago: the check passes (0) for 7 quiet days, and fails (1) for 30 and 60,
 // listing exactly the integrations called since, most recent first. A report with names and daily counts (from a
 // fake metrics listener) shows the names and the calls of the days. A listener that cannot be read, or a bad
 // option, is exit 2: never 1, which means that some integration still calls.
-import { execFile } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageFingerprint } from '../../src/gateway/state/usage/usage-tracker.js';
 import { SANDBOX_KEYS } from '../../src/sandbox/index.js';
+import { runCli, type CliRun } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/retire-check.js';
 import { fetchReply } from '../helpers/fetch-reply.js';
 import { get, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'dist/cli.js');
 const SECRET = 'e2e-retire-check-secret-0123456789';
 const FP_PRIMARY = usageFingerprint(SECRET, SANDBOX_KEYS.primary);
 const FP_SECONDARY = usageFingerprint(SECRET, SANDBOX_KEYS.secondary);
 const DAY = 86_400_000;
 
-async function retireCheck(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, [cli, 'retire-check', ...args], { env: { ...process.env, QUIET_DAYS: '', ...env } }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-  );
+function retireCheck(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(['retire-check', ...args], { QUIET_DAYS: '', ...env });
 }
 
 const START = Date.now();

@@ -7,24 +7,30 @@ import { get, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { json, startRecordingUpstream, v1List, type RecordingUpstream } from '../helpers/recording-upstream.js';
 
 let upstream: RecordingUpstream;
+/** A timeout no test reaches: every call the upstream answers is answered, however slow the machine. */
 let gateway: TestGateway;
+/** A timeout a held call reaches soon, and that an answered call on loopback never nears. */
+let impatient: TestGateway;
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
   // Cache off, so no stale reply stands in for the faults under test (stale-if-error has its own tests).
-  gateway = await startTestGateway({ UPSTREAM_URL: upstream.url, UPSTREAM_API_KEY: 'k', UPSTREAM_TIMEOUT_MS: '300', CACHE_TTL_MS: '0' });
+  const env = { UPSTREAM_URL: upstream.url, UPSTREAM_API_KEY: 'k', CACHE_TTL_MS: '0' };
+  gateway = await startTestGateway({ ...env, UPSTREAM_TIMEOUT_MS: '600000' });
+  impatient = await startTestGateway({ ...env, UPSTREAM_TIMEOUT_MS: '2000' });
 });
 afterAll(async () => {
   await gateway.close();
+  await impatient.close();
   await upstream.close();
 });
 beforeEach(() => {
   upstream.received.length = 0;
 });
 
-async function stillServing(): Promise<void> {
+async function stillServing(served = gateway): Promise<void> {
   upstream.handle((_req, res) => json(res, 200, v1List([{ object: 'staff', id: 1, first_name: 'Ann' }])));
-  const reply = await get(gateway.url, '/api/staffs/0/1');
+  const reply = await get(served.url, '/api/staffs/0/1');
   expect(reply.status).toBe(200);
 }
 
@@ -87,10 +93,10 @@ describe('upstream faults', () => {
 
   it('a slow upstream answers 504 after UPSTREAM_TIMEOUT_MS', async () => {
     upstream.handle(() => undefined); // never answers
-    const reply = await get(gateway.url, '/api/staff/1');
+    const reply = await get(impatient.url, '/api/staff/1');
     expect(reply.status).toBe(504);
-    expect(reply.body).toEqual({ status: 'failure', response: 'the upstream did not answer within 300 ms' });
-    await stillServing();
+    expect(reply.body).toEqual({ status: 'failure', response: 'the upstream did not answer within 2000 ms' });
+    await stillServing(impatient);
   });
 
   it('a connection reset mid-reply answers 502', async () => {

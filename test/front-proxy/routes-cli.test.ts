@@ -1,22 +1,19 @@
-// `legacy-gateway routes` as a user runs it (`node dist/cli.js routes ...`, built by the suite's global
-// setup): the configuration on stdout with exit 0; a bad option or mappings that cannot be loaded are one
-// line on stderr naming the option or file, worded as every command words a bad flag (a URL, which may hold a
-// password, never repeated), nothing on stdout, and exit 2.
-import { execFile } from 'node:child_process';
+// `legacy-gateway routes`, its command line run in the test's process (test/helpers/cli-in-process.ts; the
+// binary's own exit codes are tested in exit-codes.test.ts): the configuration on stdout with exit 0; a bad
+// option or mappings that cannot be loaded are one line on stderr naming the option or file, worded as every
+// command words a bad flag (a URL, which may hold a password, never repeated), nothing on stdout, and exit 2.
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../helpers/cli-in-process.js';
+// The command's modules load with the file, not within a test's time (the command line loads them when run).
+import '../../src/commands/routes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'dist/cli.js');
 const GOOD = ['--gateway', 'http://127.0.0.1:8081', '--upstream', 'http://127.0.0.1:9000'];
 
-async function routes(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, [cli, 'routes', ...args], { env: { ...process.env, UPSTREAM_URL: '', MAPPINGS_DIR: '', UPSTREAM_TIMEOUT_MS: '', ...env } }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-  );
+function routes(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(['routes', ...args], { UPSTREAM_URL: '', MAPPINGS_DIR: '', UPSTREAM_TIMEOUT_MS: '', ...env });
 }
 
 describe('legacy-gateway routes', () => {
@@ -40,7 +37,7 @@ describe('legacy-gateway routes', () => {
   });
 
   it('is listed in the help', async () => {
-    const { code, stdout } = await promisify(execFile)(process.execPath, [cli, 'routes', '--help']).then((r) => ({ code: 0, ...r }));
+    const { code, stdout } = await runCli(['routes', '--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('Usage: legacy-gateway routes');
     expect(stdout).toContain('--format <nginx|haproxy>');

@@ -1,28 +1,23 @@
-// `legacy-gateway openapi` as a user runs it (`node dist/cli.js openapi`, dist/ built by the suite's global
-// setup): the document on stdout as JSON or YAML, the package version in it, the mappings from --mappings or
-// MAPPINGS_DIR, and exit 2 with a one-line message when the mappings cannot be loaded.
-import { execFile } from 'node:child_process';
+// `legacy-gateway openapi`, its command line run in the test's process (test/helpers/cli-in-process.ts; the
+// binary on a closed pipe is tested in cli-epipe.test.ts): the document on stdout as JSON or YAML, the package
+// version in it, the mappings from --mappings or MAPPINGS_DIR, and exit 2 with a one-line message when the
+// mappings cannot be loaded.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { openApiDocumentFor } from '../../src/commands/openapi.js';
 import { SHIPPED_MAPPINGS_DIR } from '../../src/gateway/config.js';
 import type { OpenApiDocument } from '../../src/legacy-surface/openapi/types.js';
+import { runCli } from '../helpers/cli-in-process.js';
 
-const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = path.join(root, 'dist/cli.js');
 const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** The environment without MAPPINGS_DIR, so the shipped mappings are the default. */
-const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-  const { MAPPINGS_DIR: _unused, ...rest } = process.env;
-  return { ...rest, ...extra };
-};
+/** `openapi ARGS` with no MAPPINGS_DIR unless `env` gives one, so the shipped mappings are the default. */
+const openapi = (args: string[], env: Record<string, string> = {}) => runCli(['openapi', ...args], env);
 
 let expected: OpenApiDocument;
 let copy: string;
@@ -36,7 +31,8 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe('legacy-gateway openapi', () => {
   it('prints the document of the shipped mappings as JSON, with the package version', async () => {
-    const { stdout, stderr } = await run(process.execPath, [cli, 'openapi'], { env: env(), maxBuffer: 64 * 1024 * 1024 });
+    const { code, stdout, stderr } = await openapi([]);
+    expect(code).toBe(0);
     const printed = JSON.parse(stdout) as OpenApiDocument;
     expect(printed).toEqual(expected);
     expect(printed.info.version).toBe(version);
@@ -44,7 +40,7 @@ describe('legacy-gateway openapi', () => {
   });
 
   it('--yaml prints the same document as YAML', async () => {
-    const { stdout } = await run(process.execPath, [cli, 'openapi', '--yaml'], { env: env(), maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await openapi(['--yaml']);
     expect(stdout.trimStart().startsWith('{')).toBe(false);
     expect(parseYaml(stdout)).toEqual(expected);
   });
@@ -57,7 +53,7 @@ describe('legacy-gateway openapi', () => {
       .find((data) => data.kind === 'static');
     writeFileSync(path.join(copy, 'reviews.yaml'), toYaml({ ...served, method: 'reviews', description: 'Reviews from an operator file' }));
     for (const [args, extra] of [[['--mappings', copy], {}], [[], { MAPPINGS_DIR: copy }]] as const) {
-      const { stdout } = await run(process.execPath, [cli, 'openapi', ...args], { env: env(extra), maxBuffer: 64 * 1024 * 1024 });
+      const { stdout } = await openapi([...args], extra);
       const doc = JSON.parse(stdout) as OpenApiDocument;
       expect(Object.keys(doc.paths)).toContain('/api/reviews');
       expect(Object.keys(doc.paths)).toHaveLength(Object.keys(expected.paths).length + 1);
@@ -66,9 +62,8 @@ describe('legacy-gateway openapi', () => {
 
   it('exits 2 with one line naming the problem when the mappings cannot be loaded', async () => {
     for (const dir of [path.join(root, 'test/fixtures/bad-mappings'), path.join(copy, 'no-such-dir')]) {
-      const err = await run(process.execPath, [cli, 'openapi', '--mappings', dir], { env: env() }).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 2, stdout: '' });
-      const { stderr } = err as { stderr: string };
+      const { code, stdout, stderr } = await openapi(['--mappings', dir]);
+      expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
       expect(stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(stderr).toMatch(/^legacy-gateway openapi: the mappings in .+ cannot be loaded: .+/);
     }
