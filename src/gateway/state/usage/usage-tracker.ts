@@ -72,21 +72,24 @@ export interface LegacyCall {
   paymentCode?: number | undefined;
 }
 
+/** What a fingerprint's calls are counted by, each as key -> calls, in the order GET /usage gives them:
+ * `methods` (legacy method), `statuses` (HTTP status answered), `paymentCodes` (legacy payment code answered),
+ * `shapes` (call shape, `client?email`), `daily` (UTC day, `2027-01-12`, the last `keepDays` days). */
+const COUNTED_BY = ['methods', 'statuses', 'paymentCodes', 'shapes', 'daily'] as const;
+type CountedBy = (typeof COUNTED_BY)[number];
+export type UsageCounts = Record<CountedBy, Record<string, number>>;
+
+/** One value per count, in COUNTED_BY's order. */
+function perCount<V>(make: (by: CountedBy) => V): Record<CountedBy, V> {
+  return Object.fromEntries(COUNTED_BY.map((by) => [by, make(by)])) as Record<CountedBy, V>;
+}
+
 /** One integration in GET /usage. */
-export interface IntegrationUsage {
+export interface IntegrationUsage extends UsageCounts {
   /** The integration's name (INTEGRATIONS_FILE), given by the report; null: a key no integration names. */
   name?: string | null;
   fingerprint: string;
   calls: number;
-  methods: Record<string, number>;
-  /** HTTP status -> calls answered with it. */
-  statuses: Record<string, number>;
-  /** Legacy payment code -> payments answered with it. */
-  paymentCodes: Record<string, number>;
-  /** Call shape (`client?email`) -> calls. */
-  shapes: Record<string, number>;
-  /** UTC day (`2027-01-12`) -> calls, the last `keepDays` days. */
-  daily: Record<string, number>;
   firstSeen: string;
   lastSeen: string;
   userAgents: string[];
@@ -104,14 +107,9 @@ export interface UsageReport {
 }
 
 /** What one fingerprint's calls add up to over a while (all of them, or since the last flush). */
-export interface UsageTally {
+export interface UsageTally extends UsageCounts {
   fingerprint: string;
   calls: number;
-  methods: Record<string, number>;
-  statuses: Record<string, number>;
-  paymentCodes: Record<string, number>;
-  shapes: Record<string, number>;
-  daily: Record<string, number>;
   /** ms since the epoch */
   first: number;
   last: number;
@@ -169,17 +167,12 @@ export function cleanUserAgent(raw: string | undefined, apiKey: string | undefin
   return text === '' ? undefined : text;
 }
 
-interface Tally {
+type Tally = Record<CountedBy, Map<string, number>> & {
   calls: number;
-  methods: Map<string, number>;
-  statuses: Map<string, number>;
-  paymentCodes: Map<string, number>;
-  shapes: Map<string, number>;
-  daily: Map<string, number>;
   first: number;
   last: number;
   agents: string[];
-}
+};
 
 function increment(counts: Map<string, number>, key: string, by = 1): void {
   counts.set(key, (counts.get(key) ?? 0) + by);
@@ -206,7 +199,7 @@ class Tallies {
       const name = counted >= this.limits.maxFingerprints ? OTHER_FINGERPRINT : fingerprint;
       tally = this.byFingerprint.get(name);
       if (!tally) {
-        tally = { calls: 0, methods: new Map(), statuses: new Map(), paymentCodes: new Map(), shapes: new Map(), daily: new Map(), first: at, last: at, agents: [] };
+        tally = { calls: 0, ...perCount(() => new Map<string, number>()), first: at, last: at, agents: [] };
         this.byFingerprint.set(name, tally);
       }
     }
@@ -229,11 +222,7 @@ class Tallies {
     return [...this.byFingerprint].map(([fingerprint, t]) => ({
       fingerprint,
       calls: t.calls,
-      methods: Object.fromEntries(t.methods),
-      statuses: Object.fromEntries(t.statuses),
-      paymentCodes: Object.fromEntries(t.paymentCodes),
-      shapes: Object.fromEntries(t.shapes),
-      daily: Object.fromEntries(t.daily),
+      ...perCount((by) => Object.fromEntries(t[by])),
       first: t.first,
       last: t.last,
       agents: [...t.agents],
@@ -259,11 +248,7 @@ export function integrationOf(tally: UsageTally): IntegrationUsage {
   return {
     fingerprint: tally.fingerprint,
     calls: tally.calls,
-    methods: ordered(tally.methods),
-    statuses: ordered(tally.statuses),
-    paymentCodes: ordered(tally.paymentCodes),
-    shapes: ordered(tally.shapes),
-    daily: ordered(tally.daily),
+    ...perCount((by) => ordered(tally[by])),
     firstSeen: new Date(tally.first).toISOString(),
     lastSeen: new Date(tally.last).toISOString(),
     userAgents: [...tally.agents].sort(),
