@@ -146,7 +146,7 @@ export class ListPageStream {
     // A step is short: the carried bytes are read with a few KB of the piece, more only when it needs them.
     for (let take = Math.min(piece.length, carry.length + 4096); ; take = Math.min(piece.length, take * 2)) {
       const joined = Buffer.concat([carry, piece.subarray(0, take)], carry.length + take);
-      const after = this.step(joined, 0, false);
+      const after = this.step(joined, 0, false, true);
       if (this.state === DECLINED) return -1;
       if (after !== NEEDS_MORE) {
         this.carry = undefined;
@@ -188,11 +188,12 @@ export class ListPageStream {
   }
 
   /**
-   * One step from `p` (whitespace and punctuation, a member's name, a member's value, a record): the position
-   * after it, or NEEDS_MORE when the piece ends within it or the page is declined. A name or a value must be
-   * followed by a byte in the piece: a number at its end may go on in the next piece.
+   * One step from `p` (whitespace and punctuation, a member's name, a member's value, the records that
+   * follow, or only one record when `once`): the position after it, or NEEDS_MORE when the piece ends
+   * within it or the page is declined. A name or a value must be followed by a byte in the piece: a number
+   * at its end may go on in the next piece.
    */
-  private step(piece: Buffer, p: number, last: boolean): number {
+  private step(piece: Buffer, p: number, last: boolean, once = false): number {
     const { scanner } = this.reading;
     scanner.reset(piece);
     const length = piece.length;
@@ -241,9 +242,9 @@ export class ListPageStream {
           this.state = AFTER_VALUE;
           return p + 1;
         }
-        return this.record(p, last);
+        return this.record(p, last, once);
       case AT_RECORD:
-        return this.record(p, last);
+        return this.record(p, last, once);
       case AFTER_RECORD:
         if (c === 0x5d) this.state = AFTER_VALUE;
         else if (c === 0x2c) this.state = AT_RECORD;
@@ -279,17 +280,40 @@ export class ListPageStream {
   }
 
   /** A record at `p`, read and written: the position after it. */
-  private record(p: number, last: boolean): number {
+  /**
+   * The records from `p` on, each read and written, with the commas between them, until the data array's
+   * `]` or the piece's end (a step per record cost a tenth more): the position after the last read. Only
+   * the first when `once` (a carried record, read with the start of the next piece).
+   */
+  private record(p: number, last: boolean, once: boolean): number {
     const { scanner, reader, fields } = this.reading;
-    if (scanner.at(p) !== 0x7b) return this.declined();
-    const after = reader.read(scanner, p);
-    if (after < 0) return this.needsMore(p, last);
     const out = this.out!;
-    if (this.records++ === 0) this.zone = this.timezoneOfFirst();
-    else out.byte(0x2c);
-    writeRecord(out, scanner, fields, reader);
-    this.state = AFTER_RECORD;
-    return after;
+    const length = scanner.bytes.length;
+    for (;;) {
+      if (scanner.at(p) !== 0x7b) return this.declined();
+      const after = reader.read(scanner, p);
+      if (after < 0) return this.needsMore(p, last);
+      if (this.records++ === 0) this.zone = this.timezoneOfFirst();
+      else out.byte(0x2c);
+      writeRecord(out, scanner, fields, reader);
+      this.state = AFTER_RECORD;
+      if (once) return after;
+      p = after;
+      let c = scanner.at(p);
+      if (c !== 0x2c && c !== 0x5d) {
+        p = scanner.skipSpace(p);
+        if (p === length) return p;
+        c = scanner.at(p);
+      }
+      if (c === 0x5d) {
+        this.state = AFTER_VALUE;
+        return p + 1;
+      }
+      if (c !== 0x2c) return this.declined();
+      this.state = AT_RECORD;
+      p = scanner.skipSpace(p + 1);
+      if (p === length) return p;
+    }
   }
 
   /** The string value of the first record's timezone field, as the engine's timezoneOf reads it. */
