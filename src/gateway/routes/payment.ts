@@ -14,6 +14,7 @@ import { writeJson } from '../edge/write-json.js';
 import { scrubbedError } from '../logging.js';
 import { readPaymentBody } from './payment-body.js';
 import { paymentPorts, type PaymentPortsDeps } from './payment-ports.js';
+import { sendDelivered } from './reply-delivery.js';
 
 export interface PaymentRouteDeps extends PaymentPortsDeps {
   logger: Logger;
@@ -41,33 +42,16 @@ function send(ctx: RequestContext, result: LegacyPaymentReply): void {
   writeJson(ctx, result.httpStatus, result.body);
 }
 
-/** Sends a reply and resolves whether it reached its caller: its connection was still open when it was
- * sent, and the reply was written out in full ('finish') before the connection closed. Node marks a reply
- * sent on a connection the caller already closed as finished too, so the connection is looked at first. */
-function sendDelivered(ctx: RequestContext, result: LegacyPaymentReply): Promise<boolean> {
-  const { res } = ctx;
-  if (res.destroyed || res.socket === null || res.socket.destroyed) {
-    send(ctx, result);
-    return Promise.resolve(false);
-  }
-  const delivered = new Promise<boolean>((resolve) => {
-    res.once('finish', () => resolve(true));
-    res.once('close', () => resolve(false));
-  });
-  send(ctx, result);
-  return delivered;
-}
-
 /** Sends the reply of a payment that ran, then tells it whether the reply reached the caller. */
 async function sendTellingDelivery(ctx: RequestContext, result: LegacyPaymentReply, delivered: (reached: boolean) => Promise<void>): Promise<void> {
-  let reached: Promise<boolean>;
+  let reached: boolean;
   try {
-    reached = sendDelivered(ctx, result);
+    reached = await sendDelivered(ctx.res, () => send(ctx, result));
   } catch (err) {
     await delivered(false);
     throw err;
   }
-  await delivered(await reached);
+  await delivered(reached);
 }
 
 export function paymentRoute(deps: PaymentRouteDeps) {
