@@ -70,18 +70,18 @@ describe('docs/configuration.md', () => {
 });
 
 describe('docs/cli.md', () => {
-  const cli = read('src/cli.ts');
+  const program = read('src/commands/program.ts');
   const replay = read('src/commands/replay.ts');
   // Each command of the program, with the source that declares its options.
   const commands = [
-    ...cli.split(/\n(?=program\s*\n\s*\.command\()/).flatMap((block) => {
+    ...program.split(/\n(?=\s*program\s*\n\s*\.command\()/).flatMap((block) => {
       const name = /\.command\('([a-z-]+)'\)/.exec(block)?.[1];
       return name ? [{ name, source: block }] : [];
     }),
     ...[...replay.matchAll(/new ReplayCommand\('([a-z-]+)'\)/g)].map(([, name]) => ({ name: name ?? '', source: replay })),
   ];
 
-  it('finds the commands of src/cli.ts, each with its module in src/commands/', () => {
+  it('finds the commands of the command line (src/commands/program.ts), each with its module in src/commands/', () => {
     expect(commands.map((c) => c.name)).toEqual(expect.arrayContaining(['serve', 'sandbox', 'check', 'coverage', 'routes', 'openapi', 'replay']));
     for (const { name } of commands) expect(existsSync(path.join(ROOT, 'src/commands', `${name}.ts`)), name).toBe(true);
   });
