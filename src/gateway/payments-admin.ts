@@ -73,10 +73,25 @@ export function paymentsAdmin(deps: PaymentsAdminDeps): PaymentsAdmin {
     async settle(claim, decision) {
       const terms = settleTerms(deps.payment(), () => Promise.reject(new Error('not read')));
       if (terms === undefined) return 'off';
-      const result = SHOWN_CLAIM.test(claim) ? await deps.claims.settleByHand(claimId(claim), decision, terms) : 'not-unknown';
+      const result = SHOWN_CLAIM.test(claim) ? await settleWhenFree(() => deps.claims.settleByHand(claimId(claim), decision, terms)) : 'not-unknown';
       const details = { claim, settled: decision.kind === 'paid' ? 'paid' : 'not_paid', ...(decision.kind === 'paid' ? { paymentId: decision.paymentId } : {}), result };
       deps.logger.warn(details, result === 'settled' ? 'a payment whose outcome was unknown was settled by an operator' : 'an operator\'s settlement of a payment was refused');
       return result;
     },
   };
+}
+
+// A settle attempt holds a claim for one read of v1's payments list: an operator's decision arriving
+// meanwhile waits for it to end (the claim may still be unknown after it) instead of being sent away, and
+// is refused as busy only when the claim stays held this long.
+const BUSY_WAIT_MS = 10_000;
+const BUSY_POLL_MS = 200;
+
+async function settleWhenFree(attempt: () => Promise<OperatorResult>): Promise<OperatorResult> {
+  const giveUpAt = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    const result = await attempt();
+    if (result !== 'busy' || Date.now() >= giveUpAt) return result;
+    await new Promise((resolve) => setTimeout(resolve, BUSY_POLL_MS));
+  }
 }
