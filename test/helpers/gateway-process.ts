@@ -12,6 +12,20 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli.js');
 
+/** Every process started here that may still run: killed when the test file's process exits, so a test that
+ * failed (or timed out) before stopping its gateway leaves none behind. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+function spawnServe(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
 export interface GatewayProcess {
   url: string;
   /** http://127.0.0.1:PORT/metrics when METRICS_PORT is set. */
@@ -25,10 +39,7 @@ export interface GatewayProcess {
 
 /** Starts `serve` against `upstreamUrl`; rejects with its output when it exits before listening. */
 export async function startGatewayProcess(upstreamUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: upstreamUrl, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnServe({ PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: upstreamUrl, ...env });
   const lines: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
   const { port, metricsPort } = await new Promise<{ port: number; metricsPort?: number }>((resolve, reject) => {
@@ -54,10 +65,7 @@ export async function startGatewayProcess(upstreamUrl: string, env: Record<strin
 
 /** Runs `serve` to its exit (a start that is refused): its exit code and what it wrote. */
 export async function runGatewayProcess(upstreamUrl: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: upstreamUrl, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnServe({ PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: upstreamUrl, ...env });
   const chunks: Buffer[] = [];
   child.stdout!.on('data', (c: Buffer) => chunks.push(c));
   child.stderr!.on('data', (c: Buffer) => chunks.push(c));
