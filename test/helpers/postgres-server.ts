@@ -42,6 +42,10 @@ export interface TestPostgres {
   kill(): Promise<void>;
   /** Starts it again on the same port and data (after a kill, PostgreSQL recovers from its WAL). */
   start(): Promise<void>;
+  /** SIGSTOP / SIGCONT to the postmaster and every process it started: a server that holds its connections
+   * and answers nothing (a stalled machine). */
+  pause(): void;
+  resume(): void;
   /** Stops it for good and removes its folder. */
   close(): Promise<void>;
 }
@@ -162,7 +166,22 @@ function makeFolder(): string {
 /** The server in `dir` on `port`, already started as `first`: stopped, killed, started again, closed. */
 function served(dir: string, port: number, first: ChildProcess, settings: Readonly<Record<string, string>>): TestPostgres {
   let child: ChildProcess | undefined = first;
+  /** The processes a pause stopped, the postmaster first. */
+  let paused: number[] = [];
+  const wake = (): void => {
+    for (const pid of [...paused].reverse()) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Gone meanwhile: nothing to wake.
+      }
+    }
+    paused = [];
+  };
   const halt = async (signal: 'SIGINT' | 'SIGKILL'): Promise<void> => {
+    // A paused server handles no signal but SIGKILL: woken first, so that a stop is a stop.
+    if (signal === 'SIGINT') wake();
+    paused = [];
     if (!child) return;
     const running = child;
     child = undefined;
@@ -186,6 +205,15 @@ function served(dir: string, port: number, first: ChildProcess, settings: Readon
   return {
     url: `postgres://${USER}@127.0.0.1:${port}/${DATABASE}`,
     port,
+    pause() {
+      const pid = child === undefined ? undefined : postmasterPid(dir);
+      if (pid === undefined || paused.length > 0) return;
+      // The postmaster first, so that it forks nothing between the list of its children and their stop.
+      process.kill(pid, 'SIGSTOP');
+      paused = [pid, ...childrenOf(pid)];
+      for (const c of paused.slice(1)) process.kill(c, 'SIGSTOP');
+    },
+    resume: wake,
     stop: () => halt('SIGINT'),
     kill: () => halt('SIGKILL'),
     async start() {
