@@ -7,5 +7,7 @@ import { fileURLToPath } from 'node:url';
 export default function setup(): void {
   if (process.env.LGW_TEST_SKIP_BUILD === '1') return;
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  // Incremental: a build with nothing changed skips the type check. Its record lives inside dist/, so a
+  // dist/ removed takes the record with it and the next build is whole (tsc does not notice missing output).
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'], { cwd: root, stdio: 'inherit' });
 }
