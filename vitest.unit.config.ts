@@ -25,8 +25,26 @@ function testFiles(dir: string): string[] {
   });
 }
 
-const withServers = testFiles('test').filter((file) => NEEDS_A_SERVER.test(readFileSync(file, 'utf8')));
+const MOCKS_MODULES = /\bvi\.(mock|doMock)\(/;
+
+const files = testFiles('test').map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+const withServers = files.filter(({ text }) => NEEDS_A_SERVER.test(text)).map(({ file }) => file);
+const mocking = files.filter(({ text }) => MOCKS_MODULES.test(text)).map(({ file }) => file);
+const excluded = [...withServers, LONG, 'node_modules/**'];
 
 // Three workers on two cores: most of these tests wait on processes and sockets of their own, so a third
 // worker fills the time the others spend waiting.
-export default mergeConfig(base, defineConfig({ test: { exclude: [...withServers, LONG, 'node_modules/**'], maxWorkers: 3 } }));
+// A worker runs file after file without loading the modules again (isolate: false): importing them for each
+// of the files was most of this suite's CPU. A file that replaces a module (vi.mock) needs a module graph of
+// its own, so those run isolated, found by the same kind of rule. `npm test` keeps every file isolated, so
+// a test that leans on what another file left in a module fails there.
+export default mergeConfig(base, defineConfig({
+  test: {
+    maxWorkers: 3,
+    projects: [
+      { extends: true, test: { name: 'quick', exclude: [...excluded, ...mocking], isolate: false } },
+      // (A project's include adds to the base's, so this one is narrowed by excluding the others.)
+      { extends: true, test: { name: 'quick, modules mocked', exclude: [...excluded, ...files.map(({ file }) => file).filter((file) => !mocking.includes(file))] } },
+    ],
+  },
+}));
