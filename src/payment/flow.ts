@@ -34,7 +34,7 @@ import { checkLocally, present, type LegacyFields } from './local-checks.js';
 import { fillMessage } from './message-template.js';
 import { isFault, isServiceRefusal, matchRule, outcomeUnknown } from './outcome.js';
 import type { PaymentMapping } from './payment-mapping.js';
-import { newestLedgerId } from './settle/ledger-read.js';
+import { LedgerUnreadable, newestLedgerId } from './settle/ledger-read.js';
 import { ledgerList, type LedgerMark } from './settle/ledger-ticket.js';
 import { newClientBody, paymentBody } from './v1-bodies.js';
 
@@ -243,9 +243,16 @@ async function ledgerMark(ports: PaymentPorts, fields: LegacyFields, mapping: Pa
   try {
     return { afterId: await newestLedgerId((path, query) => ports.get(path, query, 0), ledgerList(mapping.settle, body)), body, ...created };
   } catch (caught) {
-    if (ports.createdClient === clientId) throw new Stop(faultReply(asGatewayError(caught), mapping, false));
+    if (ports.createdClient === clientId) throw new Stop(faultReply(ledgerFault(caught), mapping, false));
     return undefined;
   }
+}
+
+/** Why v1's payments list could not be read, as the fault v1's: the read's own fault, or a reply of the wrong
+ * shape (a 502, never the gateway's 500). */
+function ledgerFault(err: unknown): GatewayError {
+  if (err instanceof LedgerUnreadable) return err.cause instanceof GatewayError ? err.cause : new GatewayError('LGW_UPSTREAM_BAD_REPLY', err.message, { cause: err });
+  return asGatewayError(err);
 }
 
 /** The mark of a client just created: it has no payment yet, so every record of its list counts (newest

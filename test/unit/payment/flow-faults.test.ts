@@ -159,3 +159,25 @@ describe('isServiceRefusal', () => {
     expect(isServiceRefusal(new GatewayError('LGW_UPSTREAM_UNREACHABLE', 'u'))).toBe(false);
   });
 });
+
+describe("the client an earlier run created, when v1's payments list cannot be read before the payment", () => {
+  const timezones = (path: string) => (path.startsWith('/timezones') ? { data: [{ id: 'America/Chicago' }], has_more: false } : undefined);
+
+  it.each([
+    [{}, 502, 'the payments list is not a list'],
+    [{ total: 1, data: [{ amount: 5 }] }, 502, 'a payments list record carries no id'],
+  ])('a list of the wrong shape (%j): code 8 with HTTP %i, nothing created or paid', async (list, status, reason) => {
+    const { calls, ports } = fakePorts((path) => timezones(path) ?? (path === '/payments' ? list : records(path)), () => ({ id: 1 }));
+    const out = await runPaymentFlow(newClient, mapping, { ...ports, settles: true, createdClient: '41' });
+    expect([out.httpStatus, out.body.code]).toEqual([status, 8]);
+    expect(out.body.response).toContain(reason);
+    expect(calls.filter((c) => c.startsWith('POST'))).toEqual([]);
+  });
+
+  it("the read's own fault is v1's: its status", async () => {
+    const { calls, ports } = fakePorts((path) => timezones(path) ?? (path === '/payments' ? v1Error(503, 'down for maintenance') : records(path)), () => ({ id: 1 }));
+    const out = await runPaymentFlow(newClient, mapping, { ...ports, settles: true, createdClient: '41' });
+    expect([out.httpStatus, out.body.code]).toEqual([503, 8]);
+    expect(calls.filter((c) => c.startsWith('POST'))).toEqual([]);
+  });
+});
