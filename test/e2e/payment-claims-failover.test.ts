@@ -171,7 +171,9 @@ describe('claims in PostgreSQL with a streaming standby', () => {
     await until('the standby synchronous', async () => (await standbyState(primary)) === 'sync', 20_000);
     const address = await startForwarder(primary.port);
     try {
-      const env = { IDEMPOTENCY_URL: address.url, GATEWAY_SECRET, UPSTREAM_TIMEOUT_MS: '5000' };
+      // The held POST is answered only after the kill and the promotion, however long those take: its
+      // timeout is one it never nears.
+      const env = { IDEMPOTENCY_URL: address.url, GATEWAY_SECRET, UPSTREAM_TIMEOUT_MS: '600000' };
       const [a, b] = await Promise.all([startGatewayProcess(v1.url, env), startGatewayProcess(v1.url, env)]);
       started.push(a, b);
       v1.received.length = 0;
