@@ -11,7 +11,7 @@
 // `clients` exist. Every payment POST is kept with when it arrived, what was done and when it was answered,
 // and a test can wait until none is held.
 import type { ServerResponse } from 'node:http';
-import type { LedgerPayment } from './ledger-upstream.js';
+import { ledgerPage, ledgerPayment, type LedgerPayment } from './ledger-upstream.js';
 import { json, startRecordingUpstream, type RecordingUpstream } from './recording-upstream.js';
 
 export type FaultyPostBehaviour = { kind: 'pay' } | { kind: 'late'; delayMs: number } | { kind: 'charge-then-drop' } | { kind: 'charge-then-500' } | { kind: '500' };
@@ -50,19 +50,7 @@ export async function startFaultyLedgerUpstream(options: FaultyLedgerOptions): P
   const timers = new Set<NodeJS.Timeout>();
   let nextId = 5000;
   const record = (body: Record<string, unknown>): LedgerPayment => {
-    const payment: LedgerPayment = {
-      object: 'payment',
-      id: ++nextId,
-      client_id: body.client_id as number,
-      service_id: (body.service_id as number | undefined) ?? null,
-      amount: body.amount as number,
-      discount_code: (body.discount_code as string | undefined) ?? null,
-      note: (body.note as string | undefined) ?? null,
-      send_email: (body.send_email as number | undefined) ?? 0,
-      timezone: (body.timezone as string | undefined) ?? 'America/New_York',
-      status: 'completed',
-      created: '2026-12-02',
-    };
+    const payment = ledgerPayment(++nextId, body);
     ledger.push(payment);
     return payment;
   };
@@ -80,12 +68,7 @@ export async function startFaultyLedgerUpstream(options: FaultyLedgerOptions): P
       return json(res, 404, { error: { code: 'not_found', message: 'no such client' } });
     }
     if (req.method === 'GET' && url.pathname === '/api/v1/payments') {
-      const clientId = url.searchParams.get('client_id');
-      const all = ledger.filter((p) => clientId === null || String(p.client_id) === clientId);
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const limit = Number(url.searchParams.get('limit') ?? 100);
-      const data = all.slice(offset, offset + limit);
-      return json(res, 200, { object: 'list', total: all.length, limit, offset, has_more: offset + data.length < all.length, data });
+      return json(res, 200, ledgerPage(ledger, url));
     }
     if (req.method === 'POST' && url.pathname === '/api/v1/payments') {
       const body = JSON.parse(req.body.toString('utf8')) as Record<string, unknown>;

@@ -22,6 +22,33 @@ export interface LedgerPayment {
   created: string;
 }
 
+/** A payment as v1 records it from a POST's body. */
+export function ledgerPayment(id: number, body: Record<string, unknown>): LedgerPayment {
+  return {
+    object: 'payment',
+    id,
+    client_id: body.client_id as number,
+    service_id: (body.service_id as number | undefined) ?? null,
+    amount: body.amount as number,
+    discount_code: (body.discount_code as string | undefined) ?? null,
+    note: (body.note as string | undefined) ?? null,
+    send_email: (body.send_email as number | undefined) ?? 0,
+    timezone: (body.timezone as string | undefined) ?? 'America/New_York',
+    status: 'completed',
+    created: '2026-12-02',
+  };
+}
+
+/** GET /api/v1/payments as v1 answers it: the client_id filter, ordered by id, offset/limit, total. */
+export function ledgerPage(ledger: readonly LedgerPayment[], url: URL): Record<string, unknown> {
+  const client = url.searchParams.get('client_id');
+  const all = ledger.filter((p) => client === null || String(p.client_id) === client);
+  const offset = Number(url.searchParams.get('offset') ?? 0);
+  const limit = Number(url.searchParams.get('limit') ?? 100);
+  const data = all.slice(offset, offset + limit);
+  return { object: 'list', total: all.length, limit, offset, has_more: offset + data.length < all.length, data };
+}
+
 /** What the fake does with one payment POST. */
 export type PostBehaviour =
   | 'pay'
@@ -55,19 +82,7 @@ export async function startLedgerUpstream(): Promise<LedgerUpstream> {
   const createdClients: number[] = [];
   const state = { listFails: false };
   const record = (body: Record<string, unknown>): LedgerPayment => {
-    const payment: LedgerPayment = {
-      object: 'payment',
-      id: ++nextId,
-      client_id: body.client_id as number,
-      service_id: (body.service_id as number | undefined) ?? null,
-      amount: body.amount as number,
-      discount_code: (body.discount_code as string | undefined) ?? null,
-      note: (body.note as string | undefined) ?? null,
-      send_email: (body.send_email as number | undefined) ?? 0,
-      timezone: (body.timezone as string | undefined) ?? 'America/New_York',
-      status: 'completed',
-      created: '2026-12-02',
-    };
+    const payment = ledgerPayment(++nextId, body);
     ledger.push(payment);
     return payment;
   };
@@ -85,12 +100,7 @@ export async function startLedgerUpstream(): Promise<LedgerUpstream> {
     if (req.method === 'GET' && url.pathname === '/api/v1/timezones') return json(res, 200, { object: 'list', total: 1, limit: 1000, offset: 0, has_more: false, data: [{ object: 'timezone', id: 1, name: 'America/New_York', utc_offset: '-05:00' }] });
     if (req.method === 'GET' && url.pathname === '/api/v1/payments') {
       if (state.listFails) return json(res, 500, { error: { code: 'internal', message: 'list down' } });
-      const client = url.searchParams.get('client_id');
-      const all = ledger.filter((p) => client === null || String(p.client_id) === client);
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const limit = Number(url.searchParams.get('limit') ?? 100);
-      const data = all.slice(offset, offset + limit);
-      return json(res, 200, { object: 'list', total: all.length, limit, offset, has_more: offset + data.length < all.length, data });
+      return json(res, 200, ledgerPage(ledger, url));
     }
     if (req.method === 'POST' && url.pathname === '/api/v1/payments') {
       const body = JSON.parse(req.body.toString('utf8')) as Record<string, unknown>;
