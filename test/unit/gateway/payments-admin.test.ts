@@ -1,17 +1,16 @@
 // An operator's settlement (`legacy-gateway payments settle`) while a background settle attempt holds the
 // claim: it waits for the attempt to end rather than being sent away, and is refused as busy only when the
 // claim stays held.
-import { readFile } from 'node:fs/promises';
 import pino from 'pino';
-import { parse } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentsAdmin, type PaymentsAdminDeps } from '../../../src/gateway/payments-admin.js';
-import { paymentMappingSchema, type PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import type { PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import { shippedPaymentMapping } from '../../helpers/payment-mapping.js';
 import type { OperatorResult } from '../../../src/payment/settle/settle-claim.js';
 
 let mapping: PaymentMapping;
 beforeAll(async () => {
-  mapping = paymentMappingSchema.parse(parse(await readFile(new URL('../../../mappings/payment.yaml', import.meta.url), 'utf8')));
+  mapping = await shippedPaymentMapping();
 });
 afterEach(() => {
   vi.useRealTimers();

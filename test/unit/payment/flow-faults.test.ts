@@ -2,18 +2,17 @@
 // reads a record of the wrong shape is code 8 ("no payment was made"); a fault while creating the new
 // client is code 5 with the fault's HTTP status (the client may exist, or the service refused it);
 // neither ever reaches the payment POST.
-import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENT_CODES } from '../../../src/payment/contract.js';
 import { runPaymentFlow, type PaymentPorts } from '../../../src/payment/flow.js';
 import { isServiceRefusal } from '../../../src/payment/outcome.js';
-import { paymentMappingSchema, type PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import type { PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import { shippedPaymentMapping } from '../../helpers/payment-mapping.js';
 import { GatewayError } from '../../../src/shared/errors.js';
 
 let mapping: PaymentMapping;
 beforeAll(async () => {
-  mapping = paymentMappingSchema.parse(parse(await readFile(new URL('../../../mappings/payment.yaml', import.meta.url), 'utf8')));
+  mapping = await shippedPaymentMapping();
 });
 
 const existing = { client_id: '5', revenue_amount: '10.00', send_email: '1' };

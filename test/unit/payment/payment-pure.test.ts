@@ -1,16 +1,15 @@
-import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
-import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/shared/errors.js';
 import { checkLocally } from '../../../src/payment/local-checks.js';
 import { matchRule, outcomeUnknown } from '../../../src/payment/outcome.js';
-import { paymentMappingSchema, type PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import type { PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import { shippedPaymentMapping } from '../../helpers/payment-mapping.js';
 import { newClientBody, paymentBody } from '../../../src/payment/v1-bodies.js';
 
 let mapping: PaymentMapping;
 beforeAll(async () => {
-  mapping = paymentMappingSchema.parse(parse(await readFile(new URL('../../../mappings/payment.yaml', import.meta.url), 'utf8')));
+  mapping = await shippedPaymentMapping();
 });
 
 const base = { client_id: '5', revenue_amount: '10.00', send_email: '1' };

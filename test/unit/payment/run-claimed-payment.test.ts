@@ -2,20 +2,19 @@
 // answers and what it says happened (answered how, wrote, charged), the writes told once after a POST, the
 // gate refusing before any write, a keyless repeat not paid again, and the reply scrubbed only once v1 was
 // reached.
-import { readFile } from 'node:fs/promises';
 import pino from 'pino';
-import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ClaimStoreError, type ClaimStore } from '../../../src/payment/claims/claim-store.js';
 import { createPaymentClaims } from '../../../src/payment/claims/payment-claims.js';
-import { paymentMappingSchema, type PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import type { PaymentMapping } from '../../../src/payment/payment-mapping.js';
+import { shippedPaymentMapping } from '../../helpers/payment-mapping.js';
 import { runClaimedPayment, settleTerms, type ClaimedPaymentPorts } from '../../../src/payment/run-claimed-payment.js';
 import { createMemoryClaimStore } from '../../../src/gateway/state/claims/claims-memory.js';
 import { GatewayError } from '../../../src/shared/errors.js';
 
 let mapping: PaymentMapping;
 beforeAll(async () => {
-  mapping = paymentMappingSchema.parse(parse(await readFile(new URL('../../../mappings/payment.yaml', import.meta.url), 'utf8')));
+  mapping = await shippedPaymentMapping();
 });
 
 const FIELDS = { client_id: '5', revenue_amount: '10.00', send_email: '1', token: 'tok_SECRET' };
